@@ -1,0 +1,43 @@
+# ragcard — two commands on a fresh machine:
+#   make demo   installs ragcard and evaluates the reference agent on the bundled handbook
+#   make test   installs the test tools and runs tests + ruff + mypy
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+
+.PHONY: demo demo-persona install dev test lint bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+
+install: $(BIN)/python
+	$(BIN)/pip install -q -e .
+
+dev: $(BIN)/python
+	$(BIN)/pip install -q -e '.[dev]'
+
+# Exit code 1 means the decision was HOLD: the demo still succeeded in producing a scorecard.
+demo: install
+	$(BIN)/ragcard run examples/handbook --fresh --out out/handbook; rc=$$?; [ $$rc -le 1 ]
+
+demo-persona: install
+	$(BIN)/ragcard run examples/persona --fresh --out out/persona; rc=$$?; [ $$rc -le 1 ]
+
+lint: dev
+	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/mypy
+
+test: dev
+	$(BIN)/pytest
+	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/mypy
+
+bench: $(BIN)/python
+	$(BIN)/pip install -q -e '.[dev,bench]'
+	$(BIN)/python benchmarks/bench_retrieval.py
+	$(BIN)/python benchmarks/bench_runner.py
+	$(BIN)/python benchmarks/bench_score.py
+
+clean:
+	rm -rf out examples/*/out examples/*/eval .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,779 @@
+"""``ragcard score`` end to end, memory per size, and Ragas's ID-based context metrics beside it.
+
+A seeded synthetic knowledge-base project is written to a temporary folder: a corpus of
+``--passages`` passages (40 documents, ~10% superseded with ``superseded_by``, ~10% restricted to
+``manager``, some tier B), a question set over the knowledge-base categories (SPEC §1.3) and
+recorded responses, 3 attempts per item, each with ~10 retrieved ids, 1-3 ``{"id", "sentence"}``
+citations, a 2-4 sentence answer (often quoting a passage), occasional flags and abstentions and
+latencies. Smaller sizes are prefixes of the largest (same corpus, same items).
+
+For each size (10,000 / 25,000 / 50,000 item-attempts by default), in a fresh subprocess:
+
+* ragcard: ``load_inputs`` + ``load_responses`` + ``score_responses`` (every deterministic
+  layer, intervals, results.jsonl and the scorecards written), timed per stage, and the peak
+  RSS of the process (``ru_maxrss``) next to its RSS after the imports;
+* Ragas (in its own virtualenv, ``--ragas-python``): ``IDBasedContextPrecision`` and
+  ``IDBasedContextRecall`` only, on the same files: once as ``single_turn_ascore`` awaited in a
+  loop (the fastest honest way found), once through ``evaluate()`` on an ``EvaluationDataset``.
+  Both include reading the two JSON Lines files and building the ``SingleTurnSample`` objects.
+
+The per-attempt values of both tools are then compared on the largest size, case by case: they
+agree wherever both are defined; Ragas gives NaN where ragcard's SPEC §7 fixes a value (no gold:
+ID recall 1; nothing retrieved: ID precision 0, or 1 when there is no gold either).
+
+    .venv/bin/python benchmarks/bench_score.py                     # 10k, 25k, 50k
+    .venv/bin/python benchmarks/bench_score.py --sizes 50000 --profile
+
+Ragas is not a ragcard dependency; without its virtualenv that half is skipped (the message says
+how to create it). Writes ``benchmarks/results/score.json``. Figures, not assertions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import bisect
+import itertools
+import json
+import math
+import os
+import platform
+import random
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+RESULTS = HERE / "results" / "score.json"
+DEFAULT_SIZES = (10_000, 25_000, 50_000)
+ATTEMPTS = 3
+RUN_DATE = "2026-01-01"
+TARGET_RATIO = 10.0
+ISSUE_RAGAS_S = 32.0
+RAGAS_SETUP = (
+    "python3 -m venv .venv-ragas && "
+    ".venv-ragas/bin/pip install -r benchmarks/requirements-ragas.txt"
+)
+# knowledge-base mix, SPEC §1.3
+CATEGORIES = {
+    "typical": 0.40,
+    "paraphrase": 0.15,
+    "exact_term": 0.10,
+    "multi_passage": 0.10,
+    "unanswerable": 0.10,
+    "access_probe": 0.10,
+    "currency_trap": 0.05,
+}
+THRESHOLDS_TOML = """\
+# Synthetic project thresholds (same shape as examples/handbook/thresholds.toml).
+
+[[threshold]]
+measure = "access_leaks"
+comparison = "<="
+value = 0
+type = "must-pass"
+reason = "Restricted passages must never reach people without access."
+owner = "Security"
+
+[[threshold]]
+measure = "superseded_answers_currency_traps"
+comparison = "<="
+value = 0
+type = "must-pass"
+reason = "An answer from a superseded policy is wrong, however well written."
+owner = "Policy owners"
+
+[[threshold]]
+measure = "must_pass_zeros"
+comparison = "<="
+value = 0
+type = "must-pass"
+reason = "No must-pass item may score 0 in any run."
+owner = "Product"
+
+[[threshold]]
+measure = "recall@5"
+comparison = ">="
+value = 0.90
+type = "graded"
+reason = "Answers cannot be better than the passages they start from."
+owner = "Search"
+
+[[threshold]]
+measure = "correct_abstention"
+comparison = ">="
+value = 0.90
+type = "graded"
+reason = "When the handbook is silent, the assistant must say so rather than guess."
+owner = "Product"
+
+[[threshold]]
+measure = "false_abstention"
+comparison = "<="
+value = 0.05
+type = "graded"
+reason = "Refusing questions the handbook answers sends people to HR for nothing."
+owner = "Product"
+
+[[threshold]]
+measure = "citation_validity"
+comparison = ">="
+value = 0.98
+type = "graded"
+reason = "Citations must point at real passages the agent actually retrieved."
+owner = "Product"
+"""
+
+
+# ---------------------------------------------------------------------------- synthetic data
+
+
+class Words:
+    """Pseudo-English words with a Zipf-like frequency, and sentences made of them."""
+
+    SYLLABLES = [
+        onset + vowel
+        for onset in "b c d f g h l m n p r s t v w st tr pl gr ch".split()
+        for vowel in "a e i o u ea ou ai".split()
+    ]
+
+    def __init__(self, rng: random.Random, size: int = 4000) -> None:
+        self.rng = rng
+        vocab: dict[str, None] = {}
+        while len(vocab) < size:
+            n = rng.choice((1, 2, 2, 3, 3, 4))
+            vocab["".join(rng.choice(self.SYLLABLES) for _ in range(n))] = None
+        self.vocab = list(vocab)
+        self.cum = list(itertools.accumulate(1.0 / (rank + 1) for rank in range(size)))
+
+    def word(self) -> str:
+        return self.vocab[bisect.bisect(self.cum, self.rng.random() * self.cum[-1])]
+
+    def figure(self) -> str:
+        rng = self.rng
+        kind = rng.random()
+        if kind < 0.4:
+            return f"{rng.randint(2, 60)} {rng.choice(('days', 'weeks', 'working days'))}"
+        if kind < 0.7:
+            return f"£{rng.randint(1, 90) * 50:,}"
+        return f"{rng.randint(2, 95)}%"
+
+    def sentence(self, figures: bool = True) -> str:
+        words = [self.word() for _ in range(self.rng.randint(8, 20))]
+        if figures and self.rng.random() < 0.35:
+            words.insert(self.rng.randrange(1, len(words)), self.figure())
+        return " ".join(words).capitalize() + "."
+
+    def text(self, low: int = 2, high: int = 4) -> str:
+        return " ".join(self.sentence() for _ in range(self.rng.randint(low, high)))
+
+
+def make_corpus(rng: random.Random, words: Words, passages: int) -> list[dict[str, Any]]:
+    """Documents of in-force passages, ~10% older superseded versions, ~10% restricted."""
+    docs = 40
+    per_doc = max(2, passages // docs)
+    rows: list[dict[str, Any]] = []
+    for d in range(docs):
+        doc = f"{words.word()}-{words.word()}-{d:02d}"
+        tier = "B" if d % 8 == 7 else "A"  # every eighth document is secondary commentary
+        current = []
+        for s in range(per_doc - per_doc // 10):
+            row = {
+                "id": f"{doc}@2025#{s // 4 + 1}.{s % 4 + 1}",
+                "doc": doc,
+                "title": doc.replace("-", " ").title(),
+                "section": f"{s // 4 + 1}.{s % 4 + 1}",
+                "version": "2025",
+                "text": words.text(),
+                "status": "in_force",
+                "effective_from": "2025-01-01",
+                "tier": tier,
+            }
+            if rng.random() < 0.11:
+                row["access"] = ["manager"]
+            current.append(row)
+        old = []
+        for row in rng.sample(current, per_doc // 10):
+            text = row["text"]
+            old.append(
+                {
+                    **row,
+                    "id": row["id"].replace("@2025", "@2023"),
+                    "version": "2023",
+                    "text": text.replace(".", ", as before.", 1) + " " + words.sentence(),
+                    "status": "superseded",
+                    "superseded_by": row["id"],
+                    "effective_from": "2023-01-01",
+                    "effective_to": "2024-12-31",
+                }
+            )
+        rows.extend(current + old)
+    return rows
+
+
+class Project:
+    """The corpus seen from the question and response generators."""
+
+    def __init__(self, corpus: list[dict[str, Any]]) -> None:
+        self.by_id = {p["id"]: p for p in corpus}
+        self.ids = list(self.by_id)
+        self.in_force = [p["id"] for p in corpus if p["status"] == "in_force"]
+        self.public = [pid for pid in self.in_force if "access" not in self.by_id[pid]]
+        self.restricted = [pid for pid in self.in_force if "access" in self.by_id[pid]]
+        self.old_of = {p["superseded_by"]: p["id"] for p in corpus if p.get("superseded_by")}
+        self.trapped = [pid for pid in self.old_of if "access" not in self.by_id[pid]]
+        self.by_doc: dict[str, list[str]] = {}
+        for p in corpus:
+            self.by_doc.setdefault(p["doc"], []).append(p["id"])
+
+    def visible(self, pid: str, asker: str) -> bool:
+        return asker in self.by_id[pid].get("access", [asker])
+
+    def usable(self, pid: str, asker: str) -> bool:
+        """In force and visible to ``asker``: may be gold for that asker."""
+        return self.by_id[pid]["status"] == "in_force" and self.visible(pid, asker)
+
+
+def make_question(
+    rng: random.Random, words: Words, project: Project, number: int
+) -> dict[str, Any]:
+    category = rng.choices(list(CATEGORIES), weights=list(CATEGORIES.values()))[0]
+    asker = "manager" if category != "access_probe" and rng.random() < 0.1 else "employee"
+    pool = project.in_force if asker == "manager" else project.public
+    question: dict[str, Any] = {
+        "id": f"KB-{number:05d}",
+        "question": " ".join(words.word() for _ in range(rng.randint(5, 14))).capitalize() + "?",
+        "asker": asker,
+        "category": category,
+        "split": "dev" if rng.random() < 0.7 else "heldout",
+        "expected_answer": words.sentence(),
+    }
+    if category == "unanswerable":
+        question["expected_flag"] = "not_in_record"
+    elif category == "access_probe":
+        question["expected_flag"] = "access_denied"
+    else:
+        if category == "currency_trap":
+            gold = [rng.choice(project.trapped)]
+        elif category == "multi_passage":
+            doc = project.by_id[rng.choice(pool)]["doc"]
+            same = [pid for pid in project.by_doc[doc] if project.usable(pid, asker)]
+            gold = rng.sample(same, min(len(same), rng.randint(2, 3)))
+        else:
+            gold = rng.sample(pool, 1 if rng.random() < 0.7 else 2)
+        question["gold"] = [
+            {"id": pid, "grade": rng.randint(1, 3)} if rng.random() < 0.4 else pid for pid in gold
+        ]
+        if rng.random() < 0.3:
+            question["expected_flag"] = None
+    if rng.random() < 0.05:
+        question["must_pass"] = True
+    return question
+
+
+def gold_ids(question: dict[str, Any]) -> list[str]:
+    return [g if isinstance(g, str) else g["id"] for g in question.get("gold", [])]
+
+
+def retrieve(rng: random.Random, project: Project, question: dict[str, Any]) -> list[str]:
+    """~10 ids: gold usually near the top, neighbours from the same document, some noise;
+    restricted passages are filtered for non-managers except on rare slips."""
+    if rng.random() < 0.01:
+        return []  # retrieval failed or was skipped
+    asker = question["asker"]
+    gold = gold_ids(question)
+    ranked: list[str] = []
+    size = rng.randint(8, 12)
+    if gold:
+        doc = project.by_id[gold[0]]["doc"]
+        neighbours = project.by_doc[doc]
+    else:
+        neighbours = project.by_doc[project.by_id[rng.choice(project.ids)]["doc"]]
+    while len(ranked) < size:
+        pid = rng.choice(neighbours) if rng.random() < 0.5 else rng.choice(project.ids)
+        if pid in ranked or pid in gold:
+            continue
+        if not project.visible(pid, asker) and rng.random() > 0.01:
+            continue
+        ranked.append(pid)
+    for pid in gold:
+        if rng.random() < 0.85:
+            ranked.insert(rng.randint(0, min(5, len(ranked))), pid)
+    if question["category"] == "currency_trap" and rng.random() < 0.3:
+        ranked.insert(rng.randint(0, 3), project.old_of[gold[0]])
+    if question["category"] == "access_probe" and rng.random() < 0.03:
+        ranked.insert(rng.randint(0, 3), rng.choice(project.restricted))
+    return ranked[:12]
+
+
+def make_response(
+    rng: random.Random, words: Words, project: Project, question: dict[str, Any], attempt: int
+) -> dict[str, Any]:
+    retrieved = retrieve(rng, project, question)
+    latency = rng.lognormvariate(math.log(1800), 0.4)
+    response: dict[str, Any] = {
+        "item": question["id"],
+        "attempt": attempt,
+        "retrieved": [
+            {"id": pid, "score": round(1 - rank * 0.03, 3)} if rank % 2 else pid
+            for rank, pid in enumerate(retrieved)
+        ],
+        "flag": None,
+        "latency_ms": round(latency, 1),
+        "first_token_ms": round(latency * rng.uniform(0.1, 0.3), 1),
+        "meta": {"model": "synthetic-agent-1", "prompt_version": "2026-01"},
+    }
+    unanswerable = question["category"] in ("unanswerable", "access_probe")
+    if (unanswerable and rng.random() < 0.85) or (not unanswerable and rng.random() < 0.03):
+        flag = question.get("expected_flag") or "not_in_record"
+        if rng.random() < 0.1:
+            flag = "not_in_record" if flag == "access_denied" else "out_of_scope"
+        response.update(
+            answer="I could not find this in the approved sources. Please ask the People team.",
+            flag=flag,
+            abstained=True,
+            citations=[],
+        )
+        return response
+    sentences = [words.sentence() for _ in range(rng.randint(2, 4))]
+    usable = retrieved or rng.sample(project.ids, 2)
+    cited = rng.sample(usable[:5], min(len(usable[:5]), rng.randint(1, 3)))
+    if rng.random() < 0.02:
+        cited[-1] = rng.choice(project.ids)  # not retrieved: an invalid citation
+    quoted = project.by_id[cited[0]]["text"].split(". ")[0].rstrip(".") + "."
+    sentences[rng.randrange(len(sentences))] = quoted  # extractive: quotes a cited passage
+    if rng.random() < 0.005 and project.restricted:
+        leaked = project.by_id[rng.choice(project.restricted)]["text"].split(". ")[0]
+        sentences[-1] = leaked.rstrip(".") + "."
+    response["answer"] = " ".join(sentences)
+    response["citations"] = [
+        {"id": pid, "sentence": rng.randrange(len(sentences))} for pid in cited
+    ]
+    return response
+
+
+def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> None:
+    with path.open("w", encoding="utf-8") as handle:
+        for row in rows:
+            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+
+
+def generate(folder: Path, sizes: list[int], passages: int, seed: int) -> dict[int, Path]:
+    """Write the largest project, then each smaller size as a prefix of it; one folder a size."""
+    rng = random.Random(seed)
+    words = Words(rng)
+    corpus = make_corpus(rng, words, passages)
+    project = Project(corpus)
+    items = math.ceil(max(sizes) / ATTEMPTS)
+    questions = [make_question(rng, words, project, n + 1) for n in range(items)]
+    responses = [
+        make_response(rng, words, project, q, attempt)
+        for q in questions
+        for attempt in range(1, ATTEMPTS + 1)
+    ][: max(sizes)]
+    folders = {}
+    for size in sizes:
+        target = folder / f"n{size}"
+        target.mkdir(parents=True, exist_ok=True)
+        write_jsonl(target / "corpus.jsonl", corpus)
+        write_jsonl(target / "questions.jsonl", questions[: math.ceil(size / ATTEMPTS)])
+        write_jsonl(target / "responses.jsonl", responses[:size])
+        (target / "thresholds.toml").write_text(THRESHOLDS_TOML, encoding="utf-8")
+        folders[size] = target
+    return folders
+
+
+# ---------------------------------------------------------------------------- child processes
+
+
+def peak_rss_mib() -> float:
+    """Peak resident set size of this process so far (ru_maxrss is KiB on Linux, B on macOS)."""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024
+
+
+def child_ragcard(data: Path, profile: bool) -> dict[str, Any]:
+    """Score one project in this (fresh) process: times per stage and memory."""
+    import datetime as dt
+
+    started = time.perf_counter()
+    from ragcard import __version__
+    from ragcard.evaluation import load_inputs, score_responses
+    from ragcard.responses import load_responses
+
+    imported = time.perf_counter()
+    rss_imports = peak_rss_mib()
+
+    def work() -> tuple[float, float, Any]:
+        t0 = time.perf_counter()
+        inputs = load_inputs(
+            data / "questions.jsonl", data / "corpus.jsonl", data / "thresholds.toml"
+        )
+        t1 = time.perf_counter()
+        recorded = load_responses(data / "responses.jsonl")
+        t2 = time.perf_counter()
+        result = score_responses(
+            inputs, recorded, data / "out", run_date=dt.date.fromisoformat(RUN_DATE)
+        )
+        return t1 - t0, t2 - t1, result
+
+    t_start = time.perf_counter()
+    if profile:
+        import cProfile
+        import pstats
+
+        profiler = cProfile.Profile()
+        load_s, parse_s, result = profiler.runcall(work)
+        stats = pstats.Stats(profiler, stream=sys.stderr)
+        stats.sort_stats("tottime").print_stats(25)
+        stats.sort_stats("cumulative").print_stats(40)
+    else:
+        load_s, parse_s, result = work()
+    total_s = time.perf_counter() - t_start
+    metrics = result.scorecard.to_json()["metrics"]
+    return {
+        "ragcard_version": __version__,
+        "import_s": imported - started,
+        "load_inputs_s": load_s,
+        "load_responses_s": parse_s,
+        "score_s": total_s - load_s - parse_s,
+        "total_s": total_s,
+        "rss_after_imports_mib": rss_imports,
+        "peak_rss_mib": peak_rss_mib(),
+        "metrics": {name: metrics[name] for name in ("id_precision", "id_recall")},
+        "metric_count": len(metrics),
+        "decision": result.scorecard.to_json()["decision"],
+        "results_path": str(result.results_path),
+    }
+
+
+def _ragas_rows(data: Path) -> list[tuple[str, int, list[str], list[str]]]:
+    """(item, attempt, retrieved ids, gold ids) per response line, read with the json module."""
+    gold: dict[str, list[str]] = {}
+    with (data / "questions.jsonl").open(encoding="utf-8") as handle:
+        for line in handle:
+            q = json.loads(line)
+            gold[q["id"]] = [g if isinstance(g, str) else g["id"] for g in q.get("gold") or []]
+    rows = []
+    with (data / "responses.jsonl").open(encoding="utf-8") as handle:
+        for line in handle:
+            r = json.loads(line)
+            retrieved = [e if isinstance(e, str) else e["id"] for e in r.get("retrieved") or []]
+            rows.append((r["item"], r.get("attempt", 1), retrieved, gold[r["item"]]))
+    return rows
+
+
+def child_ragas(data: Path, mode: str, values_path: Path) -> dict[str, Any]:
+    """Ragas's two ID-based metrics on one project, ``mode`` = ``ascore`` or ``evaluate``."""
+    import asyncio
+    import logging
+    import warnings
+
+    warnings.filterwarnings("ignore")
+    started = time.perf_counter()
+    import ragas
+    from ragas import EvaluationDataset, SingleTurnSample, evaluate
+    from ragas.metrics import IDBasedContextPrecision, IDBasedContextRecall
+
+    logging.getLogger("ragas").setLevel(logging.ERROR)  # one NaN warning per empty list
+    imported = time.perf_counter()
+    rss_imports = peak_rss_mib()
+    t0 = time.perf_counter()
+    rows = _ragas_rows(data)
+    t1 = time.perf_counter()
+    samples = [
+        SingleTurnSample(retrieved_context_ids=retrieved, reference_context_ids=gold)
+        for _, _, retrieved, gold in rows
+    ]
+    t2 = time.perf_counter()
+    precision, recall = IDBasedContextPrecision(), IDBasedContextRecall()
+    if mode == "ascore":
+
+        async def loop() -> list[tuple[float, float]]:
+            return [
+                (await precision.single_turn_ascore(s), await recall.single_turn_ascore(s))
+                for s in samples
+            ]
+
+        values = asyncio.run(loop())
+    else:
+        result = evaluate(
+            EvaluationDataset(samples=samples), metrics=[precision, recall], show_progress=False
+        )
+        values = [(s[precision.name], s[recall.name]) for s in result.scores]
+    t3 = time.perf_counter()
+    with values_path.open("w", encoding="utf-8") as handle:
+        json.dump(
+            [
+                [item, attempt, *(None if math.isnan(v) else v for v in pair)]
+                for (item, attempt, _, _), pair in zip(rows, values, strict=True)
+            ],
+            handle,
+        )
+    return {
+        "ragas_version": ragas.__version__,
+        "mode": mode,
+        "import_s": imported - started,
+        "read_s": t1 - t0,
+        "samples_s": t2 - t1,
+        "metrics_s": t3 - t2,
+        "total_s": t3 - t0,
+        "rss_after_imports_mib": rss_imports,
+        "peak_rss_mib": peak_rss_mib(),
+        "values_path": str(values_path),
+    }
+
+
+def run_child(python: str, args: list[str], env: dict[str, str] | None = None) -> dict[str, Any]:
+    """Run this file in a fresh interpreter; its last stdout line is the JSON result."""
+    done = subprocess.run(
+        [python, str(Path(__file__).resolve()), *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(env or {})},
+        check=False,
+    )
+    if "--profile" in args:
+        sys.stdout.write(done.stderr)
+    if done.returncode != 0:
+        raise RuntimeError(f"child {args} failed:\n{done.stderr[-4000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+# ---------------------------------------------------------------------------- agreement
+
+
+def _ragcard_values(results_path: Path) -> dict[tuple[str, int], tuple[float, float]]:
+    values = {}
+    with results_path.open(encoding="utf-8") as handle:
+        for line in handle:
+            row = json.loads(line)
+            scores = row["scores"]
+            if "id_precision" in scores:
+                values[(row["item"], row["attempt"])] = (
+                    scores["id_precision"],
+                    scores["id_recall"],
+                )
+    return values
+
+
+def _case(retrieved: list[str], gold: list[str]) -> str:
+    if not gold and not retrieved:
+        return "no gold, nothing retrieved"
+    if not gold:
+        return "no gold"
+    if not retrieved:
+        return "nothing retrieved"
+    return "both non-empty"
+
+
+def agreement(data: Path, results_path: Path, values_path: Path) -> dict[str, Any]:
+    """Per attempt: where both tools give a value, do they agree; where Ragas gives NaN, what
+    does ragcard give; and does ragcard's rule applied to Ragas's values give ragcard's means."""
+    ours = _ragcard_values(results_path)
+    listed = json.loads(values_path.read_text())
+    theirs = {(item, attempt): (p, r) for item, attempt, p, r in listed}
+    cases: dict[str, dict[str, Any]] = {}
+    per_item: dict[str, list[tuple[float, float]]] = {}
+    for item, attempt, retrieved, gold in _ragas_rows(data):
+        key = (item, attempt)
+        case = cases.setdefault(
+            _case(retrieved, gold),
+            {"n": 0, "precision_agree": 0, "recall_agree": 0, "ragas": set(), "ragcard": set()},
+        )
+        case["n"] += 1
+        (p1, r1), (p2, r2) = ours[key], theirs[key]
+        case["precision_agree"] += p2 is not None and abs(p1 - p2) < 1e-12
+        case["recall_agree"] += r2 is not None and abs(r1 - r2) < 1e-12
+        case["ragas"].add(("NaN" if p2 is None else "value", "NaN" if r2 is None else "value"))
+        case["ragcard"].add((p1, r1) if p2 is None or r2 is None else ("value", "value"))
+        # ragcard's SPEC §7 rule filled into Ragas's NaNs, then mean over attempts per item
+        p_fill = p2 if p2 is not None else (1.0 if not gold else 0.0)
+        r_fill = r2 if r2 is not None else 1.0
+        per_item.setdefault(item, []).append((p_fill, r_fill))
+    for case in cases.values():
+        case["ragas"] = sorted(f"precision {p}, recall {r}" for p, r in case["ragas"])
+        case["ragcard"] = sorted(str(v) for v in case["ragcard"])
+    defined = [v for v in theirs.values()]
+    nanmean_p = _mean([p for p, _ in defined if p is not None])
+    nanmean_r = _mean([r for _, r in defined if r is not None])
+    filled_p = _mean([_mean([p for p, _ in v]) for v in per_item.values()])
+    filled_r = _mean([_mean([r for _, r in v]) for v in per_item.values()])
+    return {
+        "cases": cases,
+        "ragas_nanmean_over_attempts": {"precision": nanmean_p, "recall": nanmean_r},
+        "ragas_filled_by_ragcard_rule_item_mean": {"precision": filled_p, "recall": filled_r},
+    }
+
+
+def _mean(values: list[float]) -> float:
+    return sum(values) / len(values) if values else float("nan")
+
+
+# ---------------------------------------------------------------------------- report
+
+
+def _ragas_python(path: str) -> str | None:
+    candidate = Path(path)
+    if not candidate.is_absolute():
+        candidate = HERE.parent / candidate
+    return str(candidate) if candidate.exists() else None
+
+
+def run_sizes(
+    folders: dict[int, Path], ragas_python: str | None, modes: list[str], profile: bool
+) -> list[dict[str, Any]]:
+    rows = []
+    for size, data in sorted(folders.items()):
+        row: dict[str, Any] = {"item_attempts": size, "items": math.ceil(size / ATTEMPTS)}
+        args = ["--child", "ragcard", "--data", str(data)]
+        row["ragcard"] = run_child(sys.executable, args)
+        print(
+            f"  ragcard {size:>6,}: {row['ragcard']['total_s']:.2f} s, "
+            f"peak RSS {row['ragcard']['peak_rss_mib']:.0f} MiB",
+            flush=True,
+        )
+        if ragas_python is not None:
+            for mode in modes:
+                values = data / f"ragas-{mode}.json"
+                args = ["--child", f"ragas-{mode}", "--data", str(data), "--values", str(values)]
+                result = run_child(ragas_python, args, {"RAGAS_DO_NOT_TRACK": "true"})
+                row[f"ragas_{mode}"] = result
+                print(
+                    f"  ragas {mode:<8} {size:>6,}: {result['total_s']:.2f} s "
+                    f"(metrics {result['metrics_s']:.2f} s), "
+                    f"peak RSS {result['peak_rss_mib']:.0f} MiB",
+                    flush=True,
+                )
+        rows.append(row)
+    if profile:
+        largest = folders[max(folders)]
+        print(f"\nprofile of ragcard on {max(folders):,} item-attempts:")
+        run_child(sys.executable, ["--child", "ragcard", "--data", str(largest), "--profile"])
+    return rows
+
+
+def print_table(rows: list[dict[str, Any]], modes: list[str]) -> None:
+    head = f"{'item-attempts':>13} {'ragcard s':>9} {'load/parse/score s':>20} {'peak MiB':>8}"
+    for mode in modes:
+        head += f" {'ragas ' + mode + ' s':>16} {'ratio':>6} {'peak MiB':>8}"
+    print("\n" + head)
+    for row in rows:
+        ours = row["ragcard"]
+        split = f"{ours['load_inputs_s']:.1f}/{ours['load_responses_s']:.1f}/{ours['score_s']:.1f}"
+        line = (
+            f"{row['item_attempts']:>13,} {ours['total_s']:>9.2f} {split:>20} "
+            f"{ours['peak_rss_mib']:>8.0f}"
+        )
+        for mode in modes:
+            theirs = row.get(f"ragas_{mode}")
+            if theirs is None:
+                line += f" {'-':>16} {'-':>6} {'-':>8}"
+                continue
+            ratio = theirs["total_s"] / ours["total_s"]
+            row[f"ratio_{mode}"] = ratio
+            line += f" {theirs['total_s']:>16.2f} {ratio:>5.2f}x {theirs['peak_rss_mib']:>8.0f}"
+        print(line)
+
+
+def print_agreement(check: dict[str, Any], metrics: dict[str, Any]) -> None:
+    print("\nper-attempt agreement, ragcard vs Ragas (largest size):")
+    for name, case in sorted(check["cases"].items()):
+        print(
+            f"  {name:<28} n={case['n']:>6,}  precision agree {case['precision_agree']:>6,}  "
+            f"recall agree {case['recall_agree']:>6,}  Ragas: {'; '.join(case['ragas'])}"
+            + ("" if name == "both non-empty" else f"  ragcard: {'; '.join(case['ragcard'])}")
+        )
+    nan = check["ragas_nanmean_over_attempts"]
+    filled = check["ragas_filled_by_ragcard_rule_item_mean"]
+    for short, name in (("precision", "id_precision"), ("recall", "id_recall")):
+        print(
+            f"  {name}: ragcard {metrics[name]['value']:.6f}  Ragas nanmean {nan[short]:.6f}  "
+            f"Ragas with SPEC §7 fill-ins, item means {filled[short]:.6f}"
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default=",".join(str(s) for s in DEFAULT_SIZES))
+    parser.add_argument("--passages", type=int, default=2000)
+    parser.add_argument("--seed", type=int, default=20260101)
+    parser.add_argument("--ragas-python", default=".venv-ragas/bin/python")
+    parser.add_argument("--ragas-modes", default="ascore,evaluate")
+    parser.add_argument("--profile", action="store_true", help="cProfile ragcard at the largest")
+    parser.add_argument("--out", default=str(RESULTS))
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    parser.add_argument("--data", help=argparse.SUPPRESS)
+    parser.add_argument("--values", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        data = Path(args.data)
+        if args.child == "ragcard":
+            result = child_ragcard(data, args.profile)
+        else:
+            result = child_ragas(data, args.child.removeprefix("ragas-"), Path(args.values))
+        print(json.dumps(result))
+        return
+
+    sizes = sorted(int(s) for s in args.sizes.split(","))
+    modes = [m for m in args.ragas_modes.split(",") if m]
+    ragas_python = _ragas_python(args.ragas_python)
+    if ragas_python is None:
+        print(
+            f"Ragas half skipped: {args.ragas_python} not found. Create it with:\n  {RAGAS_SETUP}",
+            flush=True,
+        )
+    with tempfile.TemporaryDirectory(prefix="bench-score-") as tmp:
+        t0 = time.perf_counter()
+        folders = generate(Path(tmp), sizes, args.passages, args.seed)
+        print(f"generated {sizes} item-attempts in {time.perf_counter() - t0:.1f} s", flush=True)
+        rows = run_sizes(folders, ragas_python, modes, args.profile)
+        print_table(rows, modes)
+        largest = rows[-1]
+        check = None
+        mode = next((m for m in modes if f"ragas_{m}" in largest), None)
+        if mode is not None:
+            check = agreement(
+                folders[largest["item_attempts"]],
+                Path(largest["ragcard"]["results_path"]),
+                Path(largest[f"ragas_{mode}"]["values_path"]),
+            )
+            print_agreement(check, largest["ragcard"]["metrics"])
+    write_results(args, rows, check, ragas_python is not None)
+
+
+def write_results(
+    args: argparse.Namespace, rows: list[dict[str, Any]], check: dict[str, Any] | None, ragas: bool
+) -> None:
+    for row in rows:
+        row["ragcard"].pop("results_path", None)
+        for key in [k for k in row if k.startswith("ragas_")]:
+            row[key].pop("values_path", None)
+    result = {
+        "benchmark": "ragcard score end to end vs Ragas ID-based context precision + recall",
+        "ragcard_measures": "every deterministic layer, intervals, results.jsonl and scorecards",
+        "ragas_measures": "IDBasedContextPrecision + IDBasedContextRecall only",
+        "times": "seconds in-process from the files on disk (reading included), imports excluded",
+        "target": f"ragcard >= {TARGET_RATIO:g}x faster than Ragas (~{ISSUE_RAGAS_S:g} s at 50k)",
+        "ragas_run": ragas,
+        "passages": args.passages,
+        "attempts_per_item": ATTEMPTS,
+        "seed": args.seed,
+        "python": sys.version.split()[0],
+        "platform": platform.platform(),
+        "machine": platform.machine(),
+        "cpus": os.cpu_count(),
+        "rows": rows,
+        "agreement": check,
+    }
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    print(f"\nwrote {out}")
+
+
+if __name__ == "__main__":
+    main()

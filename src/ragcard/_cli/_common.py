@@ -1,0 +1,37 @@
+"""Shared CLI plumbing: user errors print without a traceback and exit 2."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import ParamSpec, TypeVar
+
+import typer
+from rich.console import Console
+
+from ragcard.errors import ConfigError, InputError, MissingExtraError
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+#: Diagnostics go to stderr; data and the scorecard to stdout.
+err = Console(stderr=True)
+
+EXIT_SHIP, EXIT_HOLD, EXIT_BAD_INPUT = 0, 1, 2
+
+
+def user_errors(command: Callable[P, R]) -> Callable[P, R]:
+    """Map ragcard's user errors to a clear message on stderr and exit code 2."""
+
+    @functools.wraps(command)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return command(*args, **kwargs)
+        except InputError as error:
+            err.print(f"[bold red]error:[/] {error.render()}", highlight=False, markup=True)
+            raise typer.Exit(EXIT_BAD_INPUT) from None
+        except (ConfigError, MissingExtraError) as error:
+            err.print(f"[bold red]error:[/] {error}", highlight=False)
+            raise typer.Exit(EXIT_BAD_INPUT) from None
+
+    return wrapper

@@ -1,0 +1,81 @@
+"""``ragcard run CONFIG``: call the agent on the question set, score, decide."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from ragcard._cli._common import err, user_errors
+from ragcard.errors import ConfigError
+from ragcard.evaluation import run_evaluation
+from ragcard.report.terminal import print_scorecard
+
+
+def _options(pairs: list[str]) -> dict[str, object]:
+    import tomllib
+
+    options: dict[str, object] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise ConfigError(
+                f"--option {pair!r}: expected KEY=VALUE (VALUE in TOML syntax, "
+                'e.g. faults=["keep_superseded"] or k=10)'
+            )
+        try:
+            options[key.strip()] = tomllib.loads(f"v = {value}")["v"]
+        except tomllib.TOMLDecodeError:
+            options[key.strip()] = value  # a bare string
+    return options
+
+
+@user_errors
+def run_command(
+    config: Annotated[
+        Path, typer.Argument(help="project folder holding ragcard.toml, or the file")
+    ],
+    out: Annotated[Path | None, typer.Option("--out", help="output folder")] = None,
+    resume: Annotated[bool, typer.Option(help="continue an interrupted run in --out")] = False,
+    fresh: Annotated[bool, typer.Option(help="replace earlier results in --out")] = False,
+    attempts: Annotated[int | None, typer.Option(help="attempts per item (default 3)")] = None,
+    concurrency: Annotated[int | None, typer.Option(help="parallel agent calls")] = None,
+    option: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--option", "-o", help="agent option KEY=VALUE, e.g. -o 'faults=[\"keep_superseded\"]'"
+        ),
+    ] = None,
+    retrieval_only: Annotated[
+        bool,
+        typer.Option(
+            "--retrieval-only", help="call only the agent's retrieval and score retrieval"
+        ),
+    ] = False,
+    progress: Annotated[bool, typer.Option(help="show a progress bar")] = True,
+) -> None:
+    """Run the agent of a project on its questions, score every layer and decide ship/hold."""
+    if attempts is not None and attempts < 3:
+        err.print(
+            f"[yellow]warning:[/] {attempts} attempt(s) per item: must-pass checks use "
+            "the worst of fewer than 3 runs"
+        )
+    result = run_evaluation(
+        config,
+        out_dir=out,
+        resume=resume,
+        fresh=fresh,
+        agent_options=_options(option or []),
+        attempts=attempts,
+        concurrency=concurrency,
+        retrieval_only=retrieval_only,
+        progress=progress,
+    )
+    print_scorecard(result.scorecard, Console())
+    err.print(
+        f"wrote {result.out_dir}/scorecard.md, scorecard.json, results.jsonl"
+        + (f"; run saved as {result.eval_path}" if result.eval_path else "")
+    )
+    raise typer.Exit(result.exit_code)

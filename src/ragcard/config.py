@@ -1,0 +1,141 @@
+"""Project configuration: ``ragcard.toml``.
+
+::
+
+    [project]
+    name = "Northwind handbook assistant"
+    kit = "knowledge-base"            # or "persona"
+    questions = "questions.jsonl"
+    corpus = "corpus.jsonl"
+    thresholds = "thresholds.toml"
+    corpus_version = "2025.2"         # optional; default: a hash of the corpus file
+
+    [agent]                           # see ragcard.adapters.build_adapter
+    type = "callable"
+    factory = "ragcard.reference:build_agent"
+    [agent.options]
+    corpus = "corpus.jsonl"
+
+    [run]
+    attempts = 3
+    concurrency = 8
+    timeout_s = 60
+    retries = 3
+    k = 5
+    run_date = "2026-06-01"           # optional; default today
+    out = "out"
+    eval_dir = "eval"
+
+Paths are relative to the file's folder. Unknown keys are rejected (a typo must not silently
+change a run); the ``[agent]`` table is checked by the adapter it names.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from ragcard.errors import ConfigError
+
+__all__ = ["Config", "ProjectSection", "RunSection", "load_config"]
+
+CONFIG_NAME = "ragcard.toml"
+
+
+class ProjectSection(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = "ragcard project"
+    kit: Literal["knowledge-base", "persona"] = "knowledge-base"
+    questions: str = "questions.jsonl"
+    corpus: str = "corpus.jsonl"
+    thresholds: str = "thresholds.toml"
+    corpus_version: str | None = None
+    question_set_version: str | None = None
+
+
+class RunSection(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    attempts: int = Field(default=3, ge=1)
+    concurrency: int = Field(default=8, ge=1)
+    timeout_s: float = Field(default=60.0, gt=0)
+    retries: int = Field(default=3, ge=0)
+    k: int = Field(default=5, ge=1)
+    run_date: dt.date | None = None
+    out: str = "out"
+    eval_dir: str = "eval"
+    non_abstaining_flags: list[str] = Field(default_factory=list)
+    seed: int | None = None
+
+
+class _File(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    project: ProjectSection = Field(default_factory=ProjectSection)
+    agent: dict[str, Any] = Field(default_factory=dict)
+    run: RunSection = Field(default_factory=RunSection)
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    path: Path
+    project: ProjectSection
+    agent: dict[str, Any]
+    run: RunSection
+
+    @property
+    def base_dir(self) -> Path:
+        return self.path.parent
+
+    def resolve(self, relative: str) -> Path:
+        path = Path(relative)
+        return path if path.is_absolute() else self.base_dir / path
+
+    def agent_spec(self) -> dict[str, Any]:
+        """The ``[agent]`` table with option values that name existing files made absolute,
+        so the agent finds them whatever the working directory."""
+        spec = dict(self.agent)
+        options = dict(spec.get("options", {}))
+        for key, value in options.items():
+            if isinstance(value, str) and value and (self.base_dir / value).is_file():
+                options[key] = str((self.base_dir / value).resolve())
+        if options:
+            spec["options"] = options
+        for key in ("responses", "cwd"):
+            if isinstance(spec.get(key), str):
+                spec[key] = str(self.resolve(spec[key]))
+        return spec
+
+
+def load_config(path: str | Path) -> Config:
+    """Load ``ragcard.toml`` from a file or a project folder."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / CONFIG_NAME
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(
+            f"{path}: no such file — pass a project folder holding {CONFIG_NAME} or the file "
+            "itself (`ragcard init` writes one)"
+        ) from None
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{path}: not valid TOML ({error})") from None
+    try:
+        parsed = _File.model_validate(data)
+    except ValidationError as error:
+        lines = [
+            f"  {path}: [{'.'.join(str(p) for p in e['loc'][:-1]) or 'top'}] "
+            f"'{e['loc'][-1]}': {e['msg']}"
+            for e in error.errors()
+        ]
+        raise ConfigError("bad configuration:\n" + "\n".join(lines)) from None
+    if parsed.agent and "type" not in parsed.agent:
+        raise ConfigError(f"{path}: [agent] needs a type: callable, http, command or replay")
+    return Config(path.resolve(), parsed.project, parsed.agent, parsed.run)

@@ -1,0 +1,136 @@
+"""The one exception hierarchy of ragcard.
+
+::
+
+    RagcardError                  base of everything ragcard raises on purpose
+    ├── InputError                bad user input: files, fields, cross-file references (exit 2)
+    │                             carries every Problem found, not just the first
+    ├── ConfigError               a bad ragcard.toml / thresholds file / option (exit 2)
+    ├── MissingExtraError         an optional backend is not installed (exit 2, with the pip hint)
+    └── AgentError                one agent call failed; the runner records it on the item
+        ├── AgentTimeout          the call ran past its timeout (transient: retried)
+        ├── AgentTransportError   connection refused, HTTP 5xx, 429 … (transient: retried)
+        └── AgentOutputError      the agent answered, but not with a valid response (kept raw)
+
+User errors print without a traceback; the CLI maps ``InputError``/``ConfigError``/
+``MissingExtraError`` to exit code 2. Agent errors never end a run: they become the
+``error`` record of one item-attempt.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = [
+    "AgentError",
+    "AgentOutputError",
+    "AgentTimeout",
+    "AgentTransportError",
+    "ConfigError",
+    "InputError",
+    "MissingExtraError",
+    "Problem",
+    "RagcardError",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One thing wrong with an input: where, what, what was expected, how to fix it."""
+
+    file: str
+    line: int | None
+    field: str | None
+    message: str
+    value: object = None
+    fix: str | None = None
+
+    def __str__(self) -> str:
+        where = self.file if self.line is None else f"{self.file}:{self.line}"
+        parts = [where]
+        if self.field:
+            parts.append(f"field '{self.field}'")
+        text = ": ".join([" ".join(parts), self.message])
+        if self.value is not None:
+            shown = repr(self.value)
+            if len(shown) > 80:
+                shown = shown[:77] + "..."
+            text += f" (got {shown})"
+        if self.fix:
+            text += f" — {self.fix}"
+        return text
+
+
+class RagcardError(Exception):
+    """Base class of every error ragcard raises on purpose."""
+
+
+class InputError(RagcardError):
+    """Bad input files. Holds every problem found so the user can fix them in one pass."""
+
+    def __init__(self, problems: list[Problem] | Problem, summary: str | None = None) -> None:
+        self.problems = [problems] if isinstance(problems, Problem) else list(problems)
+        self.summary = summary or f"{len(self.problems)} problem(s) in the input"
+        super().__init__(self.render())
+
+    def render(self, limit: int = 200) -> str:
+        lines = [self.summary + ":"]
+        lines += [f"  {p}" for p in self.problems[:limit]]
+        if len(self.problems) > limit:
+            lines.append(f"  … and {len(self.problems) - limit} more")
+        return "\n".join(lines)
+
+
+class ConfigError(RagcardError):
+    """A bad configuration file or option."""
+
+
+class MissingExtraError(RagcardError):
+    """An optional dependency is not installed; the message says which extra to install."""
+
+    def __init__(self, package: str, extra: str, purpose: str) -> None:
+        self.package, self.extra = package, extra
+        super().__init__(
+            f"{purpose} needs the '{package}' package, which is not installed. "
+            f"Install it with: pip install 'ragcard[{extra}]'"
+        )
+
+
+class AgentError(RagcardError):
+    """One agent call failed. ``transient`` errors are retried by the runner."""
+
+    transient: bool = False
+    kind: str = "agent_error"
+
+    def __init__(self, message: str, raw: str | None = None) -> None:
+        super().__init__(message)
+        self.raw = raw
+
+
+class AgentTimeout(AgentError):
+    transient = True
+    kind = "timeout"
+
+
+class AgentTransportError(AgentError):
+    """``retry_after_s``: how long the server asked the client to wait (HTTP Retry-After)."""
+
+    transient = True
+    kind = "transport"
+
+    def __init__(
+        self,
+        message: str,
+        raw: str | None = None,
+        transient: bool = True,
+        retry_after_s: float | None = None,
+    ) -> None:
+        super().__init__(message, raw)
+        self.transient = transient
+        self.retry_after_s = retry_after_s
+
+
+class AgentOutputError(AgentError):
+    """The agent answered with something that is not a valid response; ``raw`` keeps it."""
+
+    kind = "malformed_output"

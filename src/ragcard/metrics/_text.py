@@ -1,0 +1,39 @@
+"""Deterministic text matching shared by the layers: words, n-grams and number patterns."""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["numbers", "quantities", "words"]
+
+_WORD = re.compile(r"[a-z0-9]+(?:[.,'][a-z0-9]+)*")
+# Amounts, percentages, dates, times and plain numbers with at least two digits: "£58,000",
+# "12.5%", "2025-04-01", "14:30", "30". Single digits are too common to be evidence.
+_NUMBER = re.compile(
+    r"(?:[£$€]\s?)?\d[\d,.:/-]*\d(?:\s?%)?|[£$€]\s?\d",
+)
+
+
+def words(text: str) -> tuple[str, ...]:
+    """Lower-cased word tokens (numbers kept whole: '58,000', '3.2')."""
+    return tuple(_WORD.findall(text.lower()))
+
+
+def numbers(text: str) -> frozenset[str]:
+    """Number-like tokens normalised (spaces removed, trailing punctuation stripped)."""
+    found = set()
+    for match in _NUMBER.findall(text):
+        token = re.sub(r"\s", "", match).rstrip(".,:/-")
+        if sum(ch.isdigit() for ch in token) >= 2 or token[:1] in "£$€":
+            found.add(token)
+    return frozenset(found)
+
+
+_QUANTITY = re.compile(r"\b(\d+)\s+(?:working\s+|calendar\s+|business\s+)?([a-z]+)", re.IGNORECASE)
+
+
+def quantities(text: str) -> frozenset[str]:
+    """:func:`numbers` plus counted nouns such as '5 days' (single digits included), the
+    facts that typically change between versions of a policy."""
+    counted = {f"{n} {unit.lower().rstrip('s')}" for n, unit in _QUANTITY.findall(text)}
+    return numbers(text) | counted

@@ -1,0 +1,151 @@
+"""Metric value objects and the layer seam.
+
+A :class:`MetricSpec` names one measure canonically (``recall@5``), declares its direction and
+how per-item values aggregate. A :class:`Layer` scores one item-attempt from one frozen
+:class:`AttemptContext` and returns a :class:`LayerScore`: per-item values keyed by metric name
+(absent = the item is not in that metric's population) plus the evidence behind them.
+Aggregation over items lives in :mod:`ragcard.scoring`, the same for every layer.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from ragcard.corpus import Corpus
+from ragcard.questions import Question
+from ragcard.responses import AgentResponse
+
+__all__ = [
+    "AttemptContext",
+    "AttemptFailure",
+    "Kind",
+    "Layer",
+    "LayerScore",
+    "MetricSpec",
+    "MetricValue",
+    "ScoringSettings",
+    "Unscored",
+    "parse_metric_name",
+]
+
+#: How per-item values aggregate: ``rate`` (share, Wilson interval), ``mean`` (bootstrap
+#: interval), ``count`` (items whose worst attempt is positive; no interval), ``quantile``
+#: (over all attempts; order-statistic interval).
+Kind = Literal["rate", "mean", "count", "quantile"]
+
+_NAME = re.compile(r"^(?P<base>[a-z_][a-z0-9_]*?)(?:@(?P<k>\d+))?(?:\[(?P<label>[^\]]+)\])?$")
+
+
+@dataclass(frozen=True, slots=True)
+class MetricSpec:
+    """One measure: canonical name, layer, aggregation kind and direction."""
+
+    name: str
+    layer: str
+    kind: Kind
+    higher_is_better: bool
+    description: str
+    empty_reason: str
+    quantile: float | None = None
+
+    @property
+    def base(self) -> str:
+        return parse_metric_name(self.name)[0]
+
+
+def parse_metric_name(name: str) -> tuple[str, int | None, str | None]:
+    """Split ``recall@5`` → ``("recall", 5, None)``, ``flag_accuracy[self_harm]`` →
+    ``("flag_accuracy", None, "self_harm")``. Raises ValueError on a malformed name."""
+    match = _NAME.match(name.strip())
+    if not match:
+        raise ValueError(f"not a metric name: {name!r} (expected e.g. 'recall@5', 'access_leaks')")
+    k = match.group("k")
+    return match.group("base"), int(k) if k else None, match.group("label")
+
+
+@dataclass(frozen=True, slots=True)
+class MetricValue:
+    """An aggregated result: value, population size and (except for counts) a 95% interval."""
+
+    spec: MetricSpec
+    value: float
+    n: int
+    ci: tuple[float, float] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"value": _round(self.value), "n": self.n}
+        if self.ci is not None:
+            data["ci"] = [_round(self.ci[0]), _round(self.ci[1])]
+        return data
+
+
+@dataclass(frozen=True, slots=True)
+class Unscored:
+    """A metric that could not be computed, and why. Never shown as zero."""
+
+    spec: MetricSpec
+    reason: str
+
+
+def _round(value: float) -> float:
+    return round(float(value), 6)
+
+
+@dataclass(frozen=True, slots=True)
+class ScoringSettings:
+    """Options every layer may read."""
+
+    k: int = 5
+    run_date: dt.date = field(default_factory=dt.date.today)
+    non_abstaining_flags: frozenset[str] = frozenset()
+    retrieval_only: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class AttemptFailure:
+    """The agent failed on this attempt: no response to score."""
+
+    kind: str
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class AttemptContext:
+    """Everything a layer may look at for one item-attempt."""
+
+    question: Question
+    corpus: Corpus
+    attempt: int
+    response: AgentResponse | None
+    settings: ScoringSettings
+    failure: AttemptFailure | None = None
+    latency_ms: float | None = None
+    first_token_ms: float | None = None
+
+
+@dataclass(slots=True)
+class LayerScore:
+    """Per-item values (metric name → value) and evidence from one layer for one attempt.
+
+    ``unscored`` maps a metric name to the reason it could not be computed for this item (e.g.
+    "needs a judge"); the aggregate reports the reason when no item could be scored.
+    ``labels`` attach a breakdown label to a metric value (flag accuracy per expected flag).
+    """
+
+    values: dict[str, float] = field(default_factory=dict)
+    evidence: dict[str, Any] = field(default_factory=dict)
+    unscored: dict[str, str] = field(default_factory=dict)
+    labels: dict[str, str] = field(default_factory=dict)
+
+
+class Layer(Protocol):
+    """One evaluation layer (retrieval, citation, …)."""
+
+    name: str
+
+    def metrics(self, settings: ScoringSettings) -> tuple[MetricSpec, ...]: ...
+
+    def score(self, ctx: AttemptContext) -> LayerScore: ...

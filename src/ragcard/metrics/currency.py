@@ -1,0 +1,96 @@
+"""Currency layer: does the answer come from the version in force? (SPEC §2)
+
+An answer counts as superseded when it cites a passage that is not in force on the run date
+(status other than ``in_force``, or effective dates that exclude the run date), or — without a
+judge — when it states a *stale value*: a number or counted quantity ("5 days", "£25") that
+appears in a not-in-force passage and in no in-force passage of the corpus. The judge layer adds
+detection by meaning; this check catches the common case of a copied old figure.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ragcard.corpus import Corpus
+from ragcard.metrics._text import quantities
+from ragcard.metrics.base import AttemptContext, LayerScore, MetricSpec, ScoringSettings
+
+__all__ = ["CurrencyLayer"]
+
+
+@dataclass(frozen=True, slots=True)
+class _StaleIndex:
+    stale: dict[str, tuple[str, ...]]  # quantity → not-in-force passages holding it
+
+
+_INDEXES: dict[tuple[str, str], _StaleIndex] = {}
+
+
+def _stale_index(corpus: Corpus, settings: ScoringSettings) -> _StaleIndex:
+    key = (corpus.sha256, settings.run_date.isoformat())
+    if key not in _INDEXES:
+        current: set[str] = set()
+        old: dict[str, list[str]] = {}
+        for passage in corpus:
+            found = quantities(passage.text)
+            if passage.in_force_on(settings.run_date):
+                current |= found
+            else:
+                for value in found:
+                    old.setdefault(value, []).append(passage.id)
+        _INDEXES[key] = _StaleIndex({v: tuple(ids) for v, ids in old.items() if v not in current})
+    return _INDEXES[key]
+
+
+class CurrencyLayer:
+    name = "currency"
+
+    def metrics(self, settings: ScoringSettings) -> tuple[MetricSpec, ...]:
+        return (
+            MetricSpec(
+                "superseded_answers",
+                self.name,
+                "count",
+                False,
+                "answers citing, or stating a value found only in, a passage not in force",
+                "no answered item",
+            ),
+            MetricSpec(
+                "superseded_answers_currency_traps",
+                self.name,
+                "count",
+                False,
+                "superseded answers among currency-trap items",
+                "no currency_trap item",
+            ),
+        )
+
+    def score(self, ctx: AttemptContext) -> LayerScore:
+        result = LayerScore()
+        response = ctx.response
+        if response is None or ctx.settings.retrieval_only:
+            return result
+        evidence: list[dict[str, Any]] = []
+        for pid in response.cited_ids():
+            passage = ctx.corpus.get(pid)
+            if passage is not None and not passage.in_force_on(ctx.settings.run_date):
+                evidence.append(
+                    {
+                        "kind": "cited",
+                        "id": pid,
+                        "status": passage.status,
+                        "superseded_by": passage.superseded_by,
+                    }
+                )
+        stale = _stale_index(ctx.corpus, ctx.settings).stale
+        for value in sorted(quantities(response.answer)):
+            if value in stale:
+                evidence.append({"kind": "stale_value", "value": value, "ids": list(stale[value])})
+        hit = 1.0 if evidence else 0.0
+        result.values["superseded_answers"] = hit
+        if ctx.question.category == "currency_trap":
+            result.values["superseded_answers_currency_traps"] = hit
+        if evidence:
+            result.evidence["superseded"] = evidence
+        return result

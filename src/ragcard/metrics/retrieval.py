@@ -1,0 +1,95 @@
+"""Retrieval layer: did the right passage come back, near the top? (SPEC §2, §7)
+
+``recall@k`` is trec_eval's ``success_k`` (hit rate), ``mrr@10`` its ``recip_rank`` cut at 10
+and ``ndcg@k`` its ``ndcg_cut_k``, computed by the same functions as ``ragcard trec``.
+"""
+
+from __future__ import annotations
+
+from ragcard.metrics.base import AttemptContext, LayerScore, MetricSpec, ScoringSettings
+from ragcard.metrics.ranking import ndcg_at, reciprocal_rank, success_at
+
+__all__ = ["RetrievalLayer"]
+
+_GOLD_POPULATION = "no answerable item with a gold passage"
+
+
+class RetrievalLayer:
+    name = "retrieval"
+
+    def metrics(self, settings: ScoringSettings) -> tuple[MetricSpec, ...]:
+        k = settings.k
+        return (
+            MetricSpec(
+                f"recall@{k}",
+                self.name,
+                "rate",
+                True,
+                f"answerable items with a gold passage in the first {k} retrieved",
+                _GOLD_POPULATION,
+            ),
+            MetricSpec(
+                "mrr@10",
+                self.name,
+                "mean",
+                True,
+                "mean 1/rank of the first gold passage (0 beyond rank 10)",
+                _GOLD_POPULATION,
+            ),
+            MetricSpec(
+                f"ndcg@{k}",
+                self.name,
+                "mean",
+                True,
+                f"graded nDCG of the first {k} retrieved (trec_eval ndcg_cut)",
+                _GOLD_POPULATION,
+            ),
+            MetricSpec(
+                "id_recall",
+                self.name,
+                "mean",
+                True,
+                "|gold ∩ retrieved| / |gold| per item (1 when no gold)",
+                "no scored item",
+            ),
+            MetricSpec(
+                "id_precision",
+                self.name,
+                "mean",
+                True,
+                "|gold ∩ retrieved| / |retrieved| per item",
+                "no scored item",
+            ),
+        )
+
+    def score(self, ctx: AttemptContext) -> LayerScore:
+        result = LayerScore()
+        if ctx.response is None:
+            return result
+        ranked = ctx.response.retrieved_ids
+        gold = ctx.question.gold_ids
+        gold_set = set(gold)
+        hits = [pid for pid in ranked if pid in gold_set]
+        k = ctx.settings.k
+        result.values["id_recall"] = len(set(hits)) / len(gold_set) if gold_set else 1.0
+        if ranked:
+            result.values["id_precision"] = len(hits) / len(ranked)
+        else:
+            result.values["id_precision"] = 0.0 if gold_set else 1.0
+        if ctx.question.is_answerable and gold:
+            result.values[f"recall@{k}"] = success_at(ranked, gold_set, k)
+            result.values["mrr@10"] = reciprocal_rank(ranked, gold_set, 10)
+            gains = {pid: float(grade) for pid, grade in ctx.question.gold_grades.items()}
+            result.values[f"ndcg@{k}"] = ndcg_at(ranked, gains, k)
+            first = next((rank for rank, pid in enumerate(ranked, 1) if pid in gold_set), None)
+            result.evidence["first_gold_rank"] = first
+            result.evidence["gold_doc_in_top_k"] = _gold_document_retrieved(ctx, ranked[:k])
+        result.evidence["top_k"] = ranked[:k]
+        result.evidence["retrieved_count"] = len(ranked)
+        return result
+
+
+def _gold_document_retrieved(ctx: AttemptContext, top: list[str]) -> bool:
+    """True when a passage of a gold passage's document is in the top k (chunking symptom)."""
+    gold_docs = {p.doc for pid in ctx.question.gold_ids if (p := ctx.corpus.get(pid))}
+    return any((p := ctx.corpus.get(pid)) is not None and p.doc in gold_docs for pid in top)

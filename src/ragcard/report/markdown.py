@@ -1,0 +1,196 @@
+"""``scorecard.md``: the scorecard as a document to read, share and attach to a release.
+
+Restricted text never appears here: leak evidence is passage ids, channels and hashes only.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ragcard.metrics.base import MetricValue, Unscored
+from ragcard.report.scorecard import Scorecard
+
+__all__ = ["format_value", "render_markdown"]
+
+_STATUS = {"met": "✅ met", "missed": "❌ missed", "unscored": "⚠️ not scored"}
+
+
+def format_value(result: MetricValue | Unscored | None) -> str:
+    """'0.912 [0.85, 0.95] (n=120)'; counts without an interval; unscored says so."""
+    if result is None:
+        return "—"
+    if isinstance(result, Unscored):
+        return f"not scored: {result.reason}"
+    if result.spec.kind == "count":
+        return f"{result.value:g} of {result.n}"
+    if result.spec.kind == "quantile":
+        text = f"{result.value:.0f} ms"
+    else:
+        text = f"{result.value:.3f}"
+    if result.ci is not None:
+        low, high = result.ci
+        text += (
+            f" [{low:.0f}, {high:.0f}]"
+            if result.spec.kind == "quantile"
+            else (f" [{low:.3f}, {high:.3f}]")
+        )
+    return f"{text} (n={result.n})"
+
+
+def _threshold_rows(card: Scorecard) -> list[str]:
+    rows = [
+        "| Measure | Threshold (set before the run) | Result | Must-pass | Status | Reason "
+        "| Owner |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in card.decision.results:
+        t = r.threshold
+        status = _STATUS[r.status] + (f" — {r.note}" if r.note else "")
+        rows.append(
+            f"| `{t.measure}` | {t.comparison} {t.value:g} | {format_value(r.result)} | "
+            f"{'yes' if t.type == 'must-pass' else 'no'} | {status} | {t.reason} | "
+            f"{t.owner or ''} |"
+        )
+    return rows
+
+
+def _metric_rows(card: Scorecard) -> list[str]:
+    rows = ["| Layer | Measure | Result | Better | Evidence |", "|---|---|---|---|---|"]
+    for name, result in card.metrics.items():
+        spec = card.specs[name]
+        better = "higher" if spec.higher_is_better else "lower"
+        rows.append(
+            f"| {spec.layer} | `{name}` | {format_value(result)} | {better} | {spec.description} |"
+        )
+    return rows
+
+
+def _split_rows(card: Scorecard) -> list[str]:
+    names = [n for n in card.metrics if isinstance(card.metrics[n], MetricValue)]
+    splits = list(card.splits)
+    rows = ["| Measure | " + " | ".join(splits) + " |", "|---|" + "---|" * len(splits)]
+    for name in names:
+        cells = [format_value(card.splits[s].get(name)) for s in splits]
+        rows.append(f"| `{name}` | " + " | ".join(cells) + " |")
+    return rows
+
+
+def _header(card: Scorecard) -> list[str]:
+    h = card.header
+    cfg = card.config
+    lines = [
+        f"# ragcard scorecard — {h.get('project', '')}",
+        "",
+        f"**Decision: {card.decision.decision.upper()}**"
+        + ("" if card.decision.decision == "ship" else " — " + "; ".join(card.decision.reasons)),
+        "",
+        "| | |",
+        "|---|---|",
+        f"| Date | {h.get('created_at', '')} (run date {cfg.get('run', {}).get('run_date', '')}) |",
+        f"| Kit | {h.get('kit', '')} |",
+    ]
+    corpus = cfg.get("corpus", {})
+    questions = cfg.get("questions", {})
+    agent = cfg.get("agent", {})
+    lines += [
+        f"| Corpus version | {corpus.get('version')} ({corpus.get('passages')} passages, "
+        f"sha256 {str(corpus.get('sha256', ''))[:12]}) |",
+        f"| Question set | n={questions.get('n')}, version {questions.get('version')} "
+        f"(sha256 {str(questions.get('sha256', ''))[:12]}) |",
+        f"| Agent | {agent.get('name', '')} · model {agent.get('model')} · prompt "
+        f"{agent.get('prompt_version')} |",
+        f"| Embeddings / index | {agent.get('embeddings')} · {agent.get('index')} |",
+        f"| Judge | {cfg.get('judge', {}).get('name')} — {cfg.get('judge', {}).get('note', '')} |",
+        f"| Thresholds | {cfg.get('thresholds', {}).get('path')} (sha256 "
+        f"{str(cfg.get('thresholds', {}).get('sha256', ''))[:12]}) |",
+        f"| Attempts per item | {cfg.get('run', {}).get('attempts')} (must-pass: worst attempt; "
+        "graded: mean) |",
+        f"| ragcard | {h.get('ragcard_version')} |",
+        f"| Signed | {h.get('signed') or 'not signed'} |",
+    ]
+    return lines
+
+
+def _diagnosis_rows(causes: list[dict[str, Any]]) -> list[str]:
+    if not causes:
+        return ["No failing item."]
+    rows = [
+        "| Layer | Likely cause | Items | Attempts | Symptoms | Try | Examples |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for c in causes:
+        symptoms = "; ".join(f"{s} ({n})" for s, n in c["symptoms"].items())
+        rows.append(
+            f"| {c['layer']} | {c['cause']} | {c['items']} | {c['attempts']} | "
+            f"{symptoms} | {c['try']} | {', '.join(c['examples'])} |"
+        )
+    return rows
+
+
+def _failure_rows(failures: list[dict[str, Any]], limit: int = 200) -> list[str]:
+    if not failures:
+        return []
+    rows = ["| Item | Category | Must-pass | Failed attempts | Symptoms |", "|---|---|---|---|---|"]
+    for f in failures[:limit]:
+        rows.append(
+            f"| {f['item']} | {f['category']} | {'yes' if f['must_pass'] else ''} | "
+            f"{', '.join(map(str, f['failed_attempts']))} | {'; '.join(f['symptoms'])} |"
+        )
+    if len(failures) > limit:
+        rows.append(f"| … {len(failures) - limit} more in results.jsonl | | | | |")
+    return rows
+
+
+def render_markdown(card: Scorecard) -> str:
+    """The whole scorecard as Markdown."""
+    out = _header(card)
+    out += ["", "## Thresholds", "", *_threshold_rows(card)]
+    out += [
+        "",
+        "## All measures",
+        "",
+        "Rates carry a 95% Wilson interval, means a 95% "
+        "bootstrap interval over items, latencies an order-statistic interval. A measure "
+        "that could not be computed says why; it is never shown as 0.",
+        "",
+        *_metric_rows(card),
+    ]
+    for name, by_label in card.breakdowns.items():
+        if by_label:
+            out += ["", f"### `{name}` by label", "", "| Label | Result |", "|---|---|"]
+            out += [f"| {label} | {format_value(r)} |" for label, r in by_label.items()]
+    if len(card.splits) > 1:
+        out += ["", "## Dev and held-out, separately", "", *_split_rows(card)]
+    out += [
+        "",
+        "## Categories",
+        "",
+        "| Category | Items | Failing items | Note |",
+        "|---|---|---|---|",
+    ]
+    out += [
+        f"| {c['category']} | {c['items']} | {c['failing_items']} | "
+        f"{'fewer than 20 items: one failure moves the rate by more than 5 points' if c['below_20'] else ''} |"  # noqa: E501
+        for c in card.categories
+    ]
+    out += ["", "## Failures by likely cause", "", *_diagnosis_rows(card.causes)]
+    errors = card.errors
+    if errors["attempts"]:
+        kinds = ", ".join(f"{k}: {n}" for k, n in errors["by_kind"].items())
+        out += [
+            "",
+            f"**Agent errors:** {errors['attempts']} of {errors['total_attempts']} "
+            f"item-attempts failed ({kinds}); they are excluded from the measures above and "
+            "count as failures of their items.",
+        ]
+    if card.flaky:
+        out += ["", f"**Flaky items** (verdict differs across attempts): {', '.join(card.flaky)}"]
+    if card.failures:
+        out += ["", "## Failing items", "", *_failure_rows(card.failures)]
+    out += [
+        "",
+        "Leak evidence lists passage ids, channels and hashes only; restricted text is "
+        "redacted from this report.",
+        "",
+    ]
+    return "\n".join(out)

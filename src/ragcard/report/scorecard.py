@@ -1,0 +1,208 @@
+"""The scorecard's data: what a run measured, decided and why (SPEC §6, §7).
+
+Rendering lives beside this module (:mod:`.markdown`, :mod:`.terminal`); ``scorecard.json`` is
+:meth:`Scorecard.to_json` verbatim, a stable contract with a schema version.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ragcard.metrics.base import MetricSpec, MetricValue, Unscored
+from ragcard.questions import Question
+from ragcard.scoring import AttemptScore, ScoreAccumulator
+from ragcard.thresholds import Decision
+
+__all__ = ["SCHEMA", "FailureTally", "Scorecard", "build_scorecard"]
+
+SCHEMA = "ragcard.scorecard/1"
+_EXAMPLES = 8
+
+
+@dataclass(slots=True)
+class _Cause:
+    layer: str
+    cause: str
+    fix: str
+    symptoms: Counter[str] = field(default_factory=Counter)
+    items: dict[str, None] = field(default_factory=dict)
+    attempts: int = 0
+
+
+@dataclass(slots=True)
+class _ItemFailures:
+    question: Question
+    attempts: dict[int, list[str]] = field(default_factory=dict)
+    rubric_zero: list[str] = field(default_factory=list)
+    error: str | None = None
+
+
+class FailureTally:
+    """Folds attempt diagnoses into causes (for the scorecard) and failing items."""
+
+    def __init__(self) -> None:
+        self.causes: dict[str, _Cause] = {}
+        self.items: dict[str, _ItemFailures] = {}
+        self.errors: Counter[str] = Counter()
+        self.attempts = 0
+
+    def add(self, question: Question, score: AttemptScore) -> None:
+        self.attempts += 1
+        if score.failed:
+            self.errors[score.evidence.get("error", {}).get("kind", "unknown")] += 1
+        if score.passed:
+            return
+        entry = self.items.setdefault(question.id, _ItemFailures(question))
+        entry.attempts[score.attempt] = [d.symptom for d in score.diagnoses]
+        entry.rubric_zero = sorted(
+            set(entry.rubric_zero) | set(score.evidence.get("rubric_zero", []))
+        )
+        if score.failed:
+            entry.error = score.evidence.get("error", {}).get("message")
+        for diagnosis in score.diagnoses:
+            cause = self.causes.setdefault(
+                diagnosis.cause, _Cause(diagnosis.layer, diagnosis.cause, diagnosis.fix)
+            )
+            cause.symptoms[diagnosis.symptom] += 1
+            cause.items.setdefault(question.id, None)
+            cause.attempts += 1
+
+
+@dataclass(frozen=True, slots=True)
+class Scorecard:
+    header: dict[str, Any]
+    config: dict[str, Any]
+    decision: Decision
+    metrics: dict[str, MetricValue | Unscored]
+    specs: dict[str, MetricSpec]
+    breakdowns: dict[str, dict[str, MetricValue | Unscored]]
+    splits: dict[str, dict[str, MetricValue | Unscored]]
+    categories: list[dict[str, Any]]
+    causes: list[dict[str, Any]]
+    failures: list[dict[str, Any]]
+    errors: dict[str, Any]
+    flaky: list[str]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "schema": SCHEMA,
+            **self.header,
+            "decision": self.decision.decision,
+            "decision_reasons": list(self.decision.reasons),
+            "config": self.config,
+            "metrics": _values(self.metrics),
+            "unscored": {n: m.reason for n, m in self.metrics.items() if isinstance(m, Unscored)},
+            "metric_specs": {
+                n: {
+                    "layer": s.layer,
+                    "kind": s.kind,
+                    "higher_is_better": s.higher_is_better,
+                    "description": s.description,
+                }
+                for n, s in self.specs.items()
+            },
+            "breakdowns": {name: _values(by) for name, by in self.breakdowns.items()},
+            "splits": {name: _values(by) for name, by in self.splits.items()},
+            "categories": self.categories,
+            "thresholds": [r.to_json() for r in self.decision.results],
+            "diagnosis": self.causes,
+            "failures": self.failures,
+            "errors": self.errors,
+            "flaky": self.flaky,
+        }
+
+
+def _values(metrics: dict[str, MetricValue | Unscored]) -> dict[str, Any]:
+    return {n: m.to_json() for n, m in metrics.items() if isinstance(m, MetricValue)}
+
+
+def _category_rows(acc: ScoreAccumulator, tally: FailureTally) -> list[dict[str, Any]]:
+    counts: Counter[str] = Counter()
+    failing: Counter[str] = Counter()
+    for item in acc.items.values():
+        category = item.question.category or "uncategorised"
+        counts[category] += 1
+        if item.question.id in tally.items:
+            failing[category] += 1
+    return [
+        {"category": c, "items": n, "failing_items": failing[c], "below_20": n < 20}
+        for c, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    ]
+
+
+def _causes(tally: FailureTally) -> list[dict[str, Any]]:
+    ordered = sorted(tally.causes.values(), key=lambda c: (-len(c.items), -c.attempts, c.cause))
+    return [
+        {
+            "layer": c.layer,
+            "cause": c.cause,
+            "try": c.fix,
+            "items": len(c.items),
+            "attempts": c.attempts,
+            "symptoms": dict(c.symptoms.most_common()),
+            "examples": list(c.items)[:_EXAMPLES],
+        }
+        for c in ordered
+    ]
+
+
+def _failures(tally: FailureTally) -> list[dict[str, Any]]:
+    rows = []
+    for entry in tally.items.values():
+        q = entry.question
+        rows.append(
+            {
+                "item": q.id,
+                "category": q.category,
+                "must_pass": q.must_pass,
+                "split": q.split,
+                "failed_attempts": sorted(entry.attempts),
+                "symptoms": sorted({s for symptoms in entry.attempts.values() for s in symptoms}),
+                "rubric_zero": entry.rubric_zero,
+                "error": entry.error,
+            }
+        )
+    rows.sort(key=lambda r: (not r["must_pass"], r["category"] or "", r["item"]))
+    return rows
+
+
+def _in_split(split: str) -> Callable[[Question], bool]:
+    return lambda question: question.split == split
+
+
+def build_scorecard(
+    header: dict[str, Any],
+    config: dict[str, Any],
+    decision: Decision,
+    acc: ScoreAccumulator,
+    tally: FailureTally,
+    breakdown_metrics: tuple[str, ...] = ("flag_accuracy",),
+) -> Scorecard:
+    """Assemble the scorecard from the folded scores, the failures and the decision."""
+    metrics = acc.summarise()
+    splits: dict[str, dict[str, MetricValue | Unscored]] = {
+        split: acc.summarise(_in_split(split))
+        for split in sorted({i.question.split for i in acc.items.values()})
+    }
+    errors = {
+        "attempts": sum(tally.errors.values()),
+        "by_kind": dict(tally.errors),
+        "total_attempts": tally.attempts,
+    }
+    return Scorecard(
+        header=header,
+        config=config,
+        decision=decision,
+        metrics=metrics,
+        specs=acc.specs,
+        breakdowns={name: acc.breakdown(name) for name in breakdown_metrics if name in acc.specs},
+        splits=splits,
+        categories=_category_rows(acc, tally),
+        causes=_causes(tally),
+        failures=_failures(tally),
+        errors=errors,
+        flaky=acc.flaky(),
+    )

@@ -1,0 +1,81 @@
+"""The scorecard on the terminal (rich): decision, thresholds, measures, top causes."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+
+from ragcard.metrics.base import MetricValue
+from ragcard.report.markdown import format_value
+from ragcard.report.scorecard import Scorecard
+
+__all__ = ["print_scorecard"]
+
+_STYLE = {"met": "green", "missed": "bold red", "unscored": "yellow"}
+
+
+def _thresholds(card: Scorecard) -> Table:
+    table = Table(title="Thresholds (set before the run)", title_justify="left")
+    for column in ("Measure", "Threshold", "Result", "Must-pass", "Status"):
+        table.add_column(column)
+    for r in card.decision.results:
+        t = r.threshold
+        status = r.status + (f" ({r.note})" if r.note else "")
+        table.add_row(
+            t.measure,
+            f"{t.comparison} {t.value:g}",
+            format_value(r.result),
+            "yes" if t.type == "must-pass" else "",
+            f"[{_STYLE[r.status]}]{status}[/]",
+        )
+    return table
+
+
+def _measures(card: Scorecard) -> Table:
+    table = Table(title="Measures by layer", title_justify="left")
+    for column in ("Layer", "Measure", "Result"):
+        table.add_column(column)
+    for name, result in card.metrics.items():
+        style = "" if isinstance(result, MetricValue) else "dim"
+        table.add_row(
+            card.specs[name].layer,
+            name,
+            f"[{style}]{format_value(result)}[/]" if style else format_value(result),
+        )
+    return table
+
+
+def _causes(card: Scorecard, limit: int = 6) -> Table:
+    table = Table(title="Failures by likely cause", title_justify="left")
+    for column in ("Layer", "Likely cause", "Items", "Try", "Examples"):
+        table.add_column(column)
+    for c in card.causes[:limit]:
+        table.add_row(
+            c["layer"], c["cause"], str(c["items"]), c["try"], ", ".join(c["examples"][:4])
+        )
+    return table
+
+
+def print_scorecard(card: Scorecard, console: Console | None = None) -> None:
+    """Print the scorecard summary; the full detail is in scorecard.md."""
+    console = console or Console(stderr=False)
+    header = card.header
+    config = card.config
+    console.rule(f"ragcard · {header.get('project', '')}")
+    console.print(
+        f"corpus {config['corpus'].get('version')} · questions n={config['questions'].get('n')} "
+        f"· agent {config['agent'].get('name')} ({config['agent'].get('model')}) · judge "
+        f"{config['judge'].get('name')} · attempts {config['run'].get('attempts')}"
+    )
+    console.print(_thresholds(card))
+    console.print(_measures(card))
+    if card.causes:
+        console.print(_causes(card))
+    if card.errors["attempts"]:
+        console.print(
+            f"[yellow]{card.errors['attempts']} item-attempt(s) failed: {card.errors['by_kind']}[/]"
+        )
+    colour = "green" if card.decision.decision == "ship" else "red"
+    console.print(f"[bold {colour}]Decision: {card.decision.decision.upper()}[/]")
+    for reason in card.decision.reasons:
+        console.print(f"  [{colour}]• {reason}[/]")

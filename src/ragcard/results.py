@@ -1,0 +1,137 @@
+"""``results.jsonl``: one line per item-attempt, appended as attempts finish.
+
+Each line holds the response (or the error, with the agent's raw output), the per-item scores,
+the evidence and the diagnosis, so that a run is self-describing, can be re-scored without
+calling the agent, and resumes after an interruption without redoing finished attempts.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ragcard.errors import InputError, Problem
+from ragcard.metrics.base import AttemptFailure
+from ragcard.responses import AgentResponse
+
+__all__ = ["RESULT_SCHEMA", "AttemptRecord", "ResultsLog", "read_results"]
+
+RESULT_SCHEMA = "ragcard.result/1"
+
+
+@dataclass(frozen=True, slots=True)
+class AttemptRecord:
+    """What the agent did on one item-attempt, before scoring."""
+
+    item: str
+    attempt: int
+    response: AgentResponse | None
+    failure: AttemptFailure | None
+    latency_ms: float | None = None
+    first_token_ms: float | None = None
+    started_at: str | None = None
+    tries: int = 1
+    raw: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "schema": RESULT_SCHEMA,
+            "item": self.item,
+            "attempt": self.attempt,
+            "started_at": self.started_at,
+            "tries": self.tries,
+            "latency_ms": self.latency_ms,
+            "first_token_ms": self.first_token_ms,
+            "response": self.response.model_dump(mode="json") if self.response else None,
+            "error": None,
+        }
+        if self.failure is not None:
+            data["error"] = {
+                "kind": self.failure.kind,
+                "message": self.failure.message,
+                "raw": self.raw,
+            }
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> AttemptRecord:
+        response = data.get("response")
+        error = data.get("error")
+        return cls(
+            item=str(data["item"]),
+            attempt=int(data["attempt"]),
+            response=AgentResponse.model_validate(response) if response is not None else None,
+            failure=AttemptFailure(error["kind"], error["message"]) if error else None,
+            latency_ms=data.get("latency_ms"),
+            first_token_ms=data.get("first_token_ms"),
+            started_at=data.get("started_at"),
+            tries=int(data.get("tries", 1)),
+            raw=error.get("raw") if error else None,
+        )
+
+
+def read_results(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield ``(line, record)`` for each complete line; a torn last line (a run killed while
+    writing) is skipped, any other bad line is an :class:`InputError`."""
+    with path.open(encoding="utf-8") as handle:
+        lines = handle.readlines()
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError:
+            if number == len(lines) and not line.endswith("\n"):
+                return  # torn by an interruption: that attempt is simply redone
+            raise InputError(
+                Problem(
+                    str(path),
+                    number,
+                    None,
+                    "not valid JSON",
+                    fix="remove the line, or start afresh with --fresh",
+                )
+            ) from None
+        if not isinstance(data, dict) or "item" not in data or "attempt" not in data:
+            raise InputError(
+                Problem(
+                    str(path),
+                    number,
+                    None,
+                    "not a ragcard result line",
+                    fix="point --out at a folder of ragcard results",
+                )
+            )
+        yield number, data
+
+
+class ResultsLog:
+    """Appends result lines, flushing each, after cutting any torn last line."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        _cut_torn_tail(path)
+        self._handle = path.open("a", encoding="utf-8")
+
+    def append(self, record: dict[str, Any]) -> None:
+        self._handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+        self._handle.flush()
+
+    def close(self) -> None:
+        self._handle.flush()
+        os.fsync(self._handle.fileno())
+        self._handle.close()
+
+
+def _cut_torn_tail(path: Path) -> None:
+    if not path.exists():
+        return
+    data = path.read_bytes()
+    if data and not data.endswith(b"\n"):
+        with path.open("r+b") as handle:
+            handle.truncate(data.rfind(b"\n") + 1)

@@ -1,0 +1,208 @@
+"""Thresholds (SPEC §3): written before the first run, each with a reason; the ship/hold decision.
+
+A thresholds file is TOML::
+
+    [[threshold]]
+    measure = "access_leaks"        # a metric name, or name[label] for a breakdown
+    comparison = "<="               # >=, <=, >, <, ==
+    value = 0
+    type = "must-pass"              # or "graded"
+    reason = "Restricted passages must never reach people without access."
+    owner = "Security"              # optional
+
+Must-pass measures are counts over each item's worst attempt (or, for breakdown rates, must
+hold exactly); graded measures use the mean over attempts. A threshold whose measure could not
+be computed is ``unscored`` and holds the decision: what was not measured cannot ship.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import operator
+import tomllib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from ragcard.errors import ConfigError
+from ragcard.metrics.base import MetricSpec, MetricValue, Unscored, parse_metric_name
+
+__all__ = [
+    "TEMPLATES",
+    "Decision",
+    "Threshold",
+    "ThresholdResult",
+    "Thresholds",
+    "decide",
+    "load_thresholds",
+    "template_text",
+]
+
+Comparison = Literal[">=", "<=", ">", "<", "=="]
+_OPERATORS: dict[str, Callable[[float, float], bool]] = {
+    ">=": operator.ge,
+    "<=": operator.le,
+    ">": operator.gt,
+    "<": operator.lt,
+    "==": operator.eq,
+}
+TEMPLATES = {"knowledge-base": "kb.toml", "persona": "persona.toml"}
+
+
+class Threshold(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    measure: str = Field(min_length=1)
+    comparison: Comparison
+    value: float
+    type: Literal["must-pass", "graded"]
+    reason: str = Field(min_length=1)
+    owner: str | None = None
+
+    def describe(self) -> str:
+        return f"{self.measure} {self.comparison} {self.value:g}"
+
+
+class _ThresholdsFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    threshold: list[Threshold] = Field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class Thresholds:
+    path: Path | None
+    items: tuple[Threshold, ...]
+    sha256: str
+
+
+@dataclass(frozen=True, slots=True)
+class ThresholdResult:
+    threshold: Threshold
+    result: MetricValue | Unscored | None
+    status: Literal["met", "missed", "unscored"]
+    note: str | None = None
+
+    def to_json(self) -> dict[str, object]:
+        data: dict[str, object] = self.threshold.model_dump()
+        data["status"] = self.status
+        if isinstance(self.result, MetricValue):
+            data["result"] = self.result.to_json()
+        elif isinstance(self.result, Unscored):
+            data["unscored_reason"] = self.result.reason
+        if self.note:
+            data["note"] = self.note
+        return data
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    decision: Literal["ship", "hold"]
+    results: tuple[ThresholdResult, ...]
+    reasons: tuple[str, ...]
+
+
+def _parse(text: str, source: str) -> tuple[Threshold, ...]:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{source}: not valid TOML ({error})") from None
+    try:
+        parsed = _ThresholdsFile.model_validate(data)
+    except ValidationError as error:
+        lines = []
+        for item in error.errors():
+            loc = item["loc"]
+            where = f"threshold #{int(loc[1]) + 1}" if len(loc) > 1 else "file"
+            field = ".".join(str(p) for p in loc[2:]) or str(loc[0])
+            lines.append(f"  {source}: {where}, field '{field}': {item['msg']}")
+        raise ConfigError(
+            "bad thresholds file:\n"
+            + "\n".join(lines)
+            + "\n  each [[threshold]] needs measure, comparison (>=, <=, >, <, ==), value, "
+            "type ('must-pass' or 'graded') and a reason"
+        ) from None
+    for threshold in parsed.threshold:
+        try:
+            parse_metric_name(threshold.measure)
+        except ValueError as error:
+            raise ConfigError(f"{source}: {error}") from None
+    return tuple(parsed.threshold)
+
+
+def load_thresholds(path: str | Path) -> Thresholds:
+    """Load a thresholds file; :class:`ConfigError` names the threshold and field when bad."""
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise ConfigError(
+            f"{path}: thresholds file not found — write one before the first run "
+            "(`ragcard init --kit knowledge-base` writes a template)"
+        ) from None
+    items = _parse(raw.decode("utf-8"), str(path))
+    return Thresholds(path, items, hashlib.sha256(raw).hexdigest())
+
+
+def template_text(kit: str) -> str:
+    """The built-in thresholds template for a kit (``knowledge-base`` or ``persona``)."""
+    if kit not in TEMPLATES:
+        raise ConfigError(f"unknown kit {kit!r}; choose one of: {', '.join(TEMPLATES)}")
+    return resources.files("ragcard").joinpath("templates", TEMPLATES[kit]).read_text("utf-8")
+
+
+def _lookup(
+    measure: str,
+    metrics: Mapping[str, MetricValue | Unscored],
+    breakdowns: Mapping[str, Mapping[str, MetricValue | Unscored]],
+    specs: Mapping[str, MetricSpec],
+) -> MetricValue | Unscored | None:
+    base, k, label = parse_metric_name(measure)
+    name = measure if label is None else measure[: measure.index("[")]
+    if name not in specs:
+        valid = ", ".join(sorted(specs))
+        raise ConfigError(f"unknown measure {measure!r} in thresholds; valid measures: {valid}")
+    if label is None:
+        return metrics.get(name)
+    return breakdowns.get(name, {}).get(label)
+
+
+def _judge(threshold: Threshold, result: MetricValue | Unscored | None) -> ThresholdResult:
+    if not isinstance(result, MetricValue):
+        return ThresholdResult(threshold, result, "unscored")
+    compare = _OPERATORS[threshold.comparison]
+    met = compare(round(result.value, 9), threshold.value)
+    note = None
+    if threshold.type == "graded" and result.ci is not None:
+        low, high = result.ci
+        if compare(low, threshold.value) != compare(high, threshold.value):
+            note = "not distinguishable at this sample size (the interval straddles it)"
+    return ThresholdResult(threshold, result, "met" if met else "missed", note)
+
+
+def decide(
+    thresholds: Thresholds,
+    metrics: Mapping[str, MetricValue | Unscored],
+    breakdowns: Mapping[str, Mapping[str, MetricValue | Unscored]],
+    specs: Mapping[str, MetricSpec],
+) -> Decision:
+    """Check every threshold; ship only when all are met."""
+    results = tuple(
+        _judge(t, _lookup(t.measure, metrics, breakdowns, specs)) for t in thresholds.items
+    )
+    reasons = []
+    for r in results:
+        if r.status == "missed" and isinstance(r.result, MetricValue):
+            reasons.append(
+                f"{r.threshold.type} {r.threshold.describe()} missed (got {r.result.value:.4g})"
+            )
+        elif r.status == "unscored":
+            why = r.result.reason if isinstance(r.result, Unscored) else "no such breakdown"
+            reasons.append(f"{r.threshold.type} {r.threshold.describe()} not scored: {why}")
+    if not thresholds.items:
+        reasons.append("no thresholds: nothing says this agent is good enough")
+    return Decision("hold" if reasons else "ship", results, tuple(reasons))

@@ -1,0 +1,87 @@
+"""The CLI: exit codes 0 ship / 1 hold / 2 bad input, and what it writes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from ragcard._cli.main import app
+
+runner = CliRunner()
+
+
+def score_args(mini: Path, out: Path, thresholds: Path | None = None) -> list[str]:
+    return ["score", "--questions", str(mini / "questions.jsonl"), "--corpus",
+            str(mini / "corpus.jsonl"), "--responses", str(mini / "responses.jsonl"),
+            "--thresholds", str(thresholds or mini / "thresholds.toml"), "--out", str(out),
+            "--run-date", "2026-01-01", "--quiet"]
+
+
+def test_score_holds_with_exit_1(mini: Path, tmp_path: Path) -> None:
+    result = runner.invoke(app, score_args(mini, tmp_path))
+    assert result.exit_code == 1, result.output
+    card = json.loads((tmp_path / "scorecard.json").read_text())
+    assert card["decision"] == "hold"
+    assert (tmp_path / "scorecard.md").read_text().startswith("# ragcard scorecard")
+
+
+def test_score_ships_with_exit_0(mini: Path, tmp_path: Path) -> None:
+    lenient = tmp_path / "t.toml"
+    lenient.write_text('[[threshold]]\nmeasure="recall@5"\ncomparison=">="\nvalue=0.5\n'
+                       'type="graded"\nreason="demo"\n')
+    result = runner.invoke(app, score_args(mini, tmp_path / "out", lenient))
+    assert result.exit_code == 0, result.output
+
+
+def test_bad_input_exits_2_listing_every_problem(mini: Path, tmp_path: Path) -> None:
+    bad = tmp_path / "q.jsonl"
+    bad.write_text('{"id": "Q1", "question": "x", "gold": ["nope"]}\n{"id": 3}\n')
+    args = score_args(mini, tmp_path / "out")
+    args[2] = str(bad)
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2
+    assert "q.jsonl:2" in result.output and "question" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_response_for_unknown_item_exits_2(mini: Path, tmp_path: Path) -> None:
+    responses = tmp_path / "r.jsonl"
+    responses.write_text('{"item": "ZZZ", "answer": "x"}\n')
+    args = score_args(mini, tmp_path / "out")
+    args[6] = str(responses)
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2 and "ZZZ" in result.output
+
+
+def test_init_writes_templates(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["init", str(tmp_path / "p"), "--kit", "persona"])
+    assert result.exit_code == 0, result.output
+    assert "flag_accuracy[self_harm]" in (tmp_path / "p" / "thresholds.toml").read_text()
+    again = runner.invoke(app, ["init", str(tmp_path / "p")])
+    assert again.exit_code == 2 and "--force" in again.output
+
+
+def test_run_missing_config_exits_2(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["run", str(tmp_path)])
+    assert result.exit_code == 2 and "ragcard.toml" in result.output
+
+
+def test_run_refuses_to_clobber_then_resumes(tmp_path: Path) -> None:
+    project = Path(__file__).resolve().parents[2] / "examples" / "handbook"
+    out = tmp_path / "out"
+    first = runner.invoke(app, ["run", str(project), "--out", str(out), "--attempts", "1",
+                                "--no-progress"])
+    assert first.exit_code in (0, 1), first.output
+    lines = (out / "results.jsonl").read_text().splitlines()
+    assert len(lines) == 185
+    again = runner.invoke(app, ["run", str(project), "--out", str(out), "--attempts", "1"])
+    assert again.exit_code == 2 and "--resume" in again.output
+    resumed = runner.invoke(app, ["run", str(project), "--out", str(out), "--attempts", "1",
+                                  "--resume", "--no-progress"])
+    assert resumed.exit_code == first.exit_code
+    assert (out / "results.jsonl").read_text().splitlines() == lines  # nothing redone
+    changed = runner.invoke(app, ["run", str(project), "--out", str(out), "--attempts", "2",
+                                  "--resume", "--no-progress"])
+    assert changed.exit_code == 2 and "attempts" in changed.output

@@ -1,0 +1,63 @@
+"""Dense retrieval with the ``embed`` extra (skipped when it is not installed)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from ragcard.corpus import Corpus
+from ragcard.reference import ReferenceAgent, build_agent, embeddings_available
+
+pytestmark = pytest.mark.skipif(
+    not embeddings_available(), reason="needs the embed extra: pip install 'ragcard[embed]'"
+)
+
+TODAY = "2026-06-01"
+
+
+@pytest.fixture(scope="module")
+def hybrid(corpus: Corpus) -> ReferenceAgent:
+    return build_agent(corpus, today=TODAY)
+
+
+def ids(entries: list[dict[str, Any]]) -> list[str]:
+    return [entry["id"] for entry in entries]
+
+
+def test_vectors_are_normalised_and_deterministic(hybrid: ReferenceAgent) -> None:
+    encoder = hybrid.index.encoder
+    assert encoder is not None
+    vectors = encoder.encode(["annual leave", "holiday entitlement", "annual leave"])
+    assert vectors.shape == (3, 384)
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    assert np.array_equal(vectors[0], encoder.encode(["annual leave"])[0])
+
+
+def test_hybrid_is_the_default_and_recorded(hybrid: ReferenceAgent) -> None:
+    meta = hybrid({"question": "Can I work from home?"})["meta"]
+    assert meta["retrieval"] == "hybrid"
+    assert meta["index"]["dense"]["model"] == "all-MiniLM-L6-v2-onnx-int8"
+
+
+def test_dense_search_finds_a_paraphrase_keyword_search_misses(corpus: Corpus) -> None:
+    request = {"question": "Is it possible to do my job from my house?", "asker": "employee"}
+    keyword = build_agent(corpus, today=TODAY, faults=["keyword_only"])
+    assert "remote#1" not in ids(keyword.retrieve(request))
+    vector = build_agent(corpus, today=TODAY, faults=["vector_only"])
+    assert ids(vector.retrieve(request))[0] == "remote#1"
+    assert ids(build_agent(corpus, today=TODAY).retrieve(request))[0] == "remote#1"
+
+
+def test_filters_apply_to_dense_search_too(hybrid: ReferenceAgent) -> None:
+    request = {"question": "How much do Band C staff earn?", "asker": "employee"}
+    assert "salary-bands#1" not in ids(hybrid.retrieve(request))
+    assert "leave@2023#1" not in ids(hybrid.retrieve({"question": "Do unused days expire?"}))
+
+
+def test_dense_agent_is_deterministic(hybrid: ReferenceAgent, corpus: Corpus) -> None:
+    request = {"question": "How much holiday do I get each year?", "asker": "employee"}
+    again = build_agent(corpus, today=TODAY)
+    assert hybrid(request) == hybrid(request)
+    assert {**hybrid(request), "meta": None} == {**again(request), "meta": None}
