@@ -71,3 +71,13 @@ def test_persona_example_runs(tmp_path: Path) -> None:
     assert eval_files, "the run is saved under eval/<date>-<corpus_version>-<model>.jsonl"
     first = json.loads(eval_files[0].read_text().splitlines()[0])
     assert first["schema"] == "ragcard.result/1"
+
+
+def test_retrieval_only_scores_retrieval_and_says_why_not_the_rest(tmp_path: Path) -> None:
+    result = run_evaluation(EXAMPLES / "handbook", out_dir=tmp_path / "r", fresh=True,
+                            attempts=1, progress=False, retrieval_only=True,
+                            eval_dir=tmp_path / "eval")
+    card = result.scorecard.to_json()
+    assert "recall@5" in card["metrics"] and "access_leaks" in card["metrics"]
+    assert card["unscored"]["correct_abstention"].startswith("retrieval-only run")
+    assert card["config"]["run"]["mode"] == "retrieval"

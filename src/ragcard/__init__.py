@@ -22,6 +22,12 @@ from ragcard.errors import (  # noqa: E402
     Problem,
     RagcardError,
 )
+from ragcard.evaluation import (  # noqa: E402
+    EvaluationResult,
+    load_inputs,
+    run_evaluation,
+    score_responses,
+)
 from ragcard.metrics.base import MetricSpec, MetricValue, Unscored  # noqa: E402
 from ragcard.questions import Question, QuestionSet, load_questions  # noqa: E402
 from ragcard.responses import AgentResponse, RecordedResponse, load_responses  # noqa: E402
@@ -32,6 +38,7 @@ __all__ = [
     "AgentResponse",
     "ConfigError",
     "Corpus",
+    "EvaluationResult",
     "InputError",
     "MetricSpec",
     "MetricValue",
@@ -47,7 +54,10 @@ __all__ = [
     "Unscored",
     "__version__",
     "load_corpus",
+    "load_inputs",
     "load_questions",
     "load_responses",
     "load_thresholds",
+    "run_evaluation",
+    "score_responses",
 ]

@@ -46,6 +46,10 @@ __all__ = [
 ]
 
 
+RETRIEVAL_ONLY = "retrieval-only run: the agent was asked for passages, not answers"
+_RETRIEVAL_ONLY_LAYERS = frozenset({"retrieval", "access", "latency", "operations"})
+
+
 def default_layers() -> tuple[Layer, ...]:
     """The deterministic layers, in reporting order."""
     return (
@@ -118,6 +122,11 @@ def score_attempt(ctx: AttemptContext, layers: Sequence[Layer]) -> AttemptScore:
         result = finish(ctx, values)
         values.update(result.values)
         evidence.update(result.evidence)
+    if ctx.settings.retrieval_only:
+        for layer in layers:
+            for spec in layer.metrics(ctx.settings):
+                if spec.name not in values and spec.layer not in _RETRIEVAL_ONLY_LAYERS:
+                    unscored.setdefault(spec.name, RETRIEVAL_ONLY)
     failure_kind = ctx.failure.kind if ctx.failure else None
     diagnoses = diagnose(ctx.question, values, evidence, ctx.settings.k, failure_kind)
     if evidence.get("rubric_zero") and not diagnoses:
