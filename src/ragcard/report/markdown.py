@@ -5,12 +5,22 @@ Restricted text never appears here: leak evidence is passage ids, channels and h
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from ragcard.metrics.base import MetricValue, Unscored
 from ragcard.report.scorecard import Scorecard
 
 __all__ = ["format_value", "render_markdown"]
+
+
+def _cell(value: object) -> str:
+    """A table cell: None as a dash, mappings as compact JSON, pipes escaped."""
+    if value is None or value == "":
+        return "—"
+    text = json.dumps(value, sort_keys=True) if isinstance(value, dict | list) else str(value)
+    return text.replace("|", "\\|").replace("\n", " ")
+
 
 _STATUS = {"met": "✅ met", "missed": "❌ missed", "unscored": "⚠️ not scored"}
 
@@ -48,8 +58,8 @@ def _threshold_rows(card: Scorecard) -> list[str]:
         status = _STATUS[r.status] + (f" — {r.note}" if r.note else "")
         rows.append(
             f"| `{t.measure}` | {t.comparison} {t.value:g} | {format_value(r.result)} | "
-            f"{'yes' if t.type == 'must-pass' else 'no'} | {status} | {t.reason} | "
-            f"{t.owner or ''} |"
+            f"{'yes' if t.type == 'must-pass' else 'no'} | {status} | {_cell(t.reason)} | "
+            f"{_cell(t.owner)} |"
         )
     return rows
 
@@ -60,7 +70,7 @@ def _metric_rows(card: Scorecard) -> list[str]:
         spec = card.specs[name]
         better = "higher" if spec.higher_is_better else "lower"
         rows.append(
-            f"| {spec.layer} | `{name}` | {format_value(result)} | {better} | {spec.description} |"
+            f"| {spec.layer} | `{name}` | {format_value(result)} | {better} | {_cell(spec.description)} |"
         )
     return rows
 
@@ -97,9 +107,9 @@ def _header(card: Scorecard) -> list[str]:
         f"sha256 {str(corpus.get('sha256', ''))[:12]}) |",
         f"| Question set | n={questions.get('n')}, version {questions.get('version')} "
         f"(sha256 {str(questions.get('sha256', ''))[:12]}) |",
-        f"| Agent | {agent.get('name', '')} · model {agent.get('model')} · prompt "
-        f"{agent.get('prompt_version')} |",
-        f"| Embeddings / index | {agent.get('embeddings')} · {agent.get('index')} |",
+        f"| Agent | {_cell(agent.get('name'))} · model {_cell(agent.get('model'))} · prompt "
+        f"{_cell(agent.get('prompt_version'))} |",
+        f"| Embeddings / index | {_cell(agent.get('embeddings'))} · {_cell(agent.get('index'))} |",
         f"| Judge | {cfg.get('judge', {}).get('name')} — {cfg.get('judge', {}).get('note', '')} |",
         f"| Thresholds | {cfg.get('thresholds', {}).get('path')} (sha256 "
         f"{str(cfg.get('thresholds', {}).get('sha256', ''))[:12]}) |",
