@@ -69,9 +69,8 @@ def _metric_rows(card: Scorecard) -> list[str]:
     for name, result in card.metrics.items():
         spec = card.specs[name]
         better = "higher" if spec.higher_is_better else "lower"
-        rows.append(
-            f"| {spec.layer} | `{name}` | {format_value(result)} | {better} | {_cell(spec.description)} |"
-        )
+        cells = [spec.layer, f"`{name}`", format_value(result), better, _cell(spec.description)]
+        rows.append("| " + " | ".join(cells) + " |")
     return rows
 
 
