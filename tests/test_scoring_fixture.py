@@ -110,3 +110,20 @@ def test_results_lines_carry_scores_and_diagnosis(mini: Path, tmp_path: Path) ->
     assert {d["layer"] for d in q4["diagnosis"]} >= {"access", "abstention"}
     q1 = [x for x in lines if x["item"] == "Q1"]
     assert all(x["passed"] for x in q1)
+
+
+def test_flaky_items_listed_with_attempts_side_by_side(mini: Path, tmp_path: Path) -> None:
+    lines = (mini / "responses.jsonl").read_text().splitlines()
+    flaky = json.loads(lines[1])  # Q1 attempt 2: the gold passage drops out of the list
+    flaky["retrieved"] = ["leave@2025#2"]
+    flaky["citations"] = []
+    responses = tmp_path / "r.jsonl"
+    responses.write_text("\n".join([lines[0], json.dumps(flaky), *lines[2:]]) + "\n")
+    inputs = load_inputs(mini / "questions.jsonl", mini / "corpus.jsonl", mini / "thresholds.toml")
+    result = score_responses(inputs, responses, tmp_path / "out", run_date=dt.date(2026, 1, 1))
+    card = result.scorecard.to_json()
+    (row,) = card["flaky"]
+    assert row["item"] == "Q1" and row["must_pass"] is True
+    assert row["attempts"]["1"] == "pass" and row["attempts"]["2"].startswith("fail: ")
+    assert card["metrics"]["recall@5"]["value"] == pytest.approx((0.5 + 1 + 0 + 1) / 4)
+    assert "## Flaky items" in (tmp_path / "out" / "scorecard.md").read_text()

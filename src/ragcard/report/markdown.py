@@ -150,6 +150,17 @@ def _failure_rows(failures: list[dict[str, Any]], limit: int = 200) -> list[str]
     return rows
 
 
+def _flaky_rows(flaky: list[dict[str, Any]]) -> list[str]:
+    attempts = sorted({n for row in flaky for n in row["attempts"]}, key=int)
+    rows = ["| Item | Category | Must-pass | " + " | ".join(f"Attempt {n}" for n in attempts)
+            + " |", "|---|---|---|" + "---|" * len(attempts)]
+    for row in flaky:
+        cells = [_cell(row["attempts"].get(n)) for n in attempts]
+        rows.append(f"| {row['item']} | {row['category']} | {'yes' if row['must_pass'] else ''} | "
+                    + " | ".join(cells) + " |")
+    return rows
+
+
 def render_markdown(card: Scorecard) -> str:
     """The whole scorecard as Markdown."""
     out = _header(card)
@@ -193,7 +204,8 @@ def render_markdown(card: Scorecard) -> str:
             "count as failures of their items.",
         ]
     if card.flaky:
-        out += ["", f"**Flaky items** (verdict differs across attempts): {', '.join(card.flaky)}"]
+        out += ["", "## Flaky items", "", "The verdict differs across attempts; must-pass checks "
+                "use the worst attempt.", "", *_flaky_rows(card.flaky)]
     if card.failures:
         out += ["", "## Failing items", "", *_failure_rows(card.failures)]
     out += [

@@ -84,7 +84,7 @@ class Scorecard:
     causes: list[dict[str, Any]]
     failures: list[dict[str, Any]]
     errors: dict[str, Any]
-    flaky: list[str]
+    flaky: list[dict[str, Any]]
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -169,6 +169,21 @@ def _failures(tally: FailureTally) -> list[dict[str, Any]]:
     return rows
 
 
+def _flaky(acc: ScoreAccumulator, tally: FailureTally) -> list[dict[str, Any]]:
+    """Items whose verdict differs across attempts, with the attempts side by side."""
+    rows = []
+    for item_id in acc.flaky():
+        item = acc.items[item_id]
+        failed = tally.items[item_id].attempts if item_id in tally.items else {}
+        attempts = {
+            str(n): "pass" if ok else "fail: " + "; ".join(failed.get(n, []))
+            for n, ok in sorted(item.verdicts.items())
+        }
+        rows.append({"item": item_id, "category": item.question.category,
+                     "must_pass": item.question.must_pass, "attempts": attempts})
+    return rows
+
+
 def _in_split(split: str) -> Callable[[Question], bool]:
     return lambda question: question.split == split
 
@@ -204,5 +219,5 @@ def build_scorecard(
         causes=_causes(tally),
         failures=_failures(tally),
         errors=errors,
-        flaky=acc.flaky(),
+        flaky=_flaky(acc, tally),
     )
