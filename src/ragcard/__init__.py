@@ -22,15 +22,11 @@ from ragcard.errors import (  # noqa: E402
     Problem,
     RagcardError,
 )
-from ragcard.evaluation import (  # noqa: E402
-    EvaluationResult,
-    load_inputs,
-    run_evaluation,
-    score_responses,
-)
+from ragcard.evaluation import EvaluationResult, load_inputs, score_responses  # noqa: E402
 from ragcard.metrics.base import MetricSpec, MetricValue, Unscored  # noqa: E402
 from ragcard.questions import Question, QuestionSet, load_questions  # noqa: E402
 from ragcard.responses import AgentResponse, RecordedResponse, load_responses  # noqa: E402
+from ragcard.running import run_evaluation  # noqa: E402
 from ragcard.thresholds import Threshold, Thresholds, load_thresholds  # noqa: E402
 
 __all__ = [

@@ -9,6 +9,8 @@
     corpus = "corpus.jsonl"
     thresholds = "thresholds.toml"
     corpus_version = "2025.2"         # optional; default: a hash of the corpus file
+    inputs = ["prompts/system.txt"]   # files the agent depends on (instructions, persona
+                                      # prompt, policy rules, canned replies): frozen & hashed
 
     [agent]                           # see ragcard.adapters.build_adapter
     type = "callable"
@@ -25,6 +27,15 @@
     run_date = "2026-06-01"           # optional; default today
     out = "out"
     eval_dir = "eval"
+
+    [judge]                           # optional; see ragcard.judges.build_judge
+    backend = "lexical"
+
+    [history]
+    url = "sqlite:///…"               # default: ragcard-history.sqlite beside ragcard.toml
+
+    [baseline]
+    tolerance = { "recall@5" = 0.02 } # allowed drop per measure before the gate fails
 
 Paths are relative to the file's folder. Unknown keys are rejected (a typo must not silently
 change a run); the ``[agent]`` table is checked by the adapter it names.
@@ -57,6 +68,7 @@ class ProjectSection(BaseModel):
     thresholds: str = "thresholds.toml"
     corpus_version: str | None = None
     question_set_version: str | None = None
+    inputs: list[str] = Field(default_factory=list)
 
 
 class RunSection(BaseModel):
@@ -74,12 +86,28 @@ class RunSection(BaseModel):
     seed: int | None = None
 
 
+class HistorySection(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    url: str | None = None
+
+
+class BaselineSection(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    tolerance: dict[str, float] = Field(default_factory=dict)
+    default_tolerance: float = Field(default=0.0, ge=0)
+
+
 class _File(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     project: ProjectSection = Field(default_factory=ProjectSection)
     agent: dict[str, Any] = Field(default_factory=dict)
+    judge: dict[str, Any] = Field(default_factory=dict)
     run: RunSection = Field(default_factory=RunSection)
+    history: HistorySection = Field(default_factory=lambda: HistorySection())
+    baseline: BaselineSection = Field(default_factory=lambda: BaselineSection())
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,6 +116,9 @@ class Config:
     project: ProjectSection
     agent: dict[str, Any]
     run: RunSection
+    judge: dict[str, Any]
+    history: HistorySection
+    baseline: BaselineSection
 
     @property
     def base_dir(self) -> Path:
@@ -138,4 +169,12 @@ def load_config(path: str | Path) -> Config:
         raise ConfigError("bad configuration:\n" + "\n".join(lines)) from None
     if parsed.agent and "type" not in parsed.agent:
         raise ConfigError(f"{path}: [agent] needs a type: callable, http, command or replay")
-    return Config(path.resolve(), parsed.project, parsed.agent, parsed.run)
+    return Config(
+        path.resolve(),
+        parsed.project,
+        parsed.agent,
+        parsed.run,
+        parsed.judge,
+        parsed.history,
+        parsed.baseline,
+    )

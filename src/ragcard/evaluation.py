@@ -3,8 +3,8 @@
 Two entry points share everything after the agent:
 
 * :func:`score_responses` scores recorded responses without calling any agent (``ragcard score``);
-* :func:`run_evaluation` calls the agent through an adapter, appending each finished
-  item-attempt to ``results.jsonl`` so an interrupted run resumes (``ragcard run``).
+* :func:`ragcard.running.run_evaluation` calls the agent through an adapter, appending each
+  finished item-attempt to ``results.jsonl`` so an interrupted run resumes (``ragcard run``).
 """
 
 from __future__ import annotations
@@ -13,38 +13,40 @@ import asyncio
 import datetime as dt
 import json
 import shutil
-from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from ragcard import __version__
-from ragcard._jsonl import problems_from_validation
-from ragcard.adapters import Adapter, build_adapter
-from ragcard.config import load_config
+from ragcard._scorer import AttemptScorer
 from ragcard.corpus import Corpus, load_corpus
-from ragcard.errors import ConfigError, InputError, Problem
-from ragcard.metrics.base import AttemptContext, AttemptFailure, Layer, ScoringSettings
-from ragcard.questions import Question, QuestionSet, load_questions
+from ragcard.errors import InputError, Problem
+from ragcard.judges.base import Judge
+from ragcard.metrics.base import AttemptFailure, Layer, ScoringSettings
+from ragcard.questions import QuestionSet, load_questions
 from ragcard.report.markdown import render_markdown
-from ragcard.report.scorecard import FailureTally, Scorecard, build_scorecard
+from ragcard.report.scorecard import Scorecard, build_scorecard
 from ragcard.responses import RecordedResponse, load_responses
-from ragcard.results import AttemptRecord, ResultsLog, read_results
-from ragcard.runner import AttemptError, AttemptOutcome, RunSettings, run_attempts
-from ragcard.scoring import ScoreAccumulator, default_layers, metric_specs, score_attempt
+from ragcard.results import AttemptRecord, ResultsLog
+from ragcard.scoring import default_layers
 from ragcard.thresholds import Thresholds, decide, load_thresholds
 
 __all__ = [
     "EvaluationResult",
     "Inputs",
     "check_references",
+    "judge_block",
     "load_inputs",
-    "run_evaluation",
+    "scoring_settings",
     "score_responses",
+    "write_outputs",
 ]
+
+NO_JUDGE = {
+    "name": "none",
+    "note": "deterministic layers only; judge-dependent measures are unscored",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,69 +121,44 @@ def load_inputs(
     )
 
 
-@dataclass(slots=True)
-class _Scorer:
-    """Scores records as they arrive and folds them into the aggregates."""
-
-    inputs: Inputs
-    settings: ScoringSettings
-    layers: Sequence[Layer]
-    acc: ScoreAccumulator = field(init=False)
-    tally: FailureTally = field(default_factory=FailureTally)
-    by_id: dict[str, Question] = field(init=False)
-    metas: list[dict[str, Any]] = field(default_factory=list)
-
-    def __post_init__(self) -> None:
-        self.acc = ScoreAccumulator(metric_specs(self.layers, self.settings))
-        self.by_id = self.inputs.questions.by_id()
-
-    def score(self, record: AttemptRecord) -> dict[str, Any]:
-        question = self.by_id[record.item]
-        ctx = AttemptContext(
-            question,
-            self.inputs.corpus,
-            record.attempt,
-            record.response,
-            self.settings,
-            record.failure,
-            record.latency_ms,
-            record.first_token_ms,
-        )
-        score = score_attempt(ctx, self.layers)
-        self.acc.add(question, score)
-        self.tally.add(question, score)
-        if record.response is not None and record.response.meta and len(self.metas) < 50:
-            self.metas.append(record.response.meta)
-        line = record.to_json()
-        line.update(
-            category=question.category,
-            split=question.split,
-            must_pass=question.must_pass,
-            asker=question.asker,
-        )
-        line.update(score.to_json())
-        return line
-
-    def agent_meta(self) -> dict[str, Any]:
-        """The settings the agent reported most often (model, prompt version, index…)."""
-        counts = Counter(json.dumps(m, sort_keys=True) for m in self.metas)
-        return json.loads(counts.most_common(1)[0][0]) if counts else {}
-
-
-def _settings_for(
-    run_date: dt.date | None, k: int, non_abstaining: Iterable[str], retrieval_only: bool
+def scoring_settings(
+    run_date: dt.date | None,
+    k: int,
+    non_abstaining: Iterable[str],
+    retrieval_only: bool,
+    judge: Judge | None,
 ) -> ScoringSettings:
     return ScoringSettings(
         k=k,
         run_date=run_date or dt.date.today(),
         non_abstaining_flags=frozenset(non_abstaining),
         retrieval_only=retrieval_only,
+        judge=judge.identity.name if judge is not None else None,
     )
 
 
-def _config_block(
-    inputs: Inputs, settings: ScoringSettings, agent: dict[str, Any], run: dict[str, Any]
+def judge_block(judge: Judge | None, scorer: AttemptScorer) -> dict[str, Any]:
+    """The judge's identity, calibration and usage for the scorecard."""
+    if judge is None:
+        return dict(NO_JUDGE)
+    block = judge.identity.to_json()
+    if not block.get("calibration"):
+        block["note"] = "uncalibrated: no measurement against human labels is recorded"
+    stats = getattr(judge, "stats", None)
+    if callable(stats):
+        block["usage"] = stats()
+    block["failures"] = scorer.judge_failures
+    return block
+
+
+def config_block(
+    inputs: Inputs,
+    settings: ScoringSettings,
+    agent: dict[str, Any],
+    judge: dict[str, Any],
+    run: dict[str, Any],
 ) -> dict[str, Any]:
+    """Everything the run depended on, with hashes (SPEC §4 step 1)."""
     q, c, t = inputs.questions, inputs.corpus, inputs.thresholds
     return {
         "questions": {
@@ -198,10 +175,7 @@ def _config_block(
         },
         "thresholds": {"path": str(t.path), "sha256": t.sha256},
         "agent": agent,
-        "judge": {
-            "name": "none",
-            "note": "deterministic layers only; judge-dependent measures are unscored",
-        },
+        "judge": judge,
         "run": {
             **run,
             "k": settings.k,
@@ -213,26 +187,22 @@ def _config_block(
     }
 
 
-def _finish(
-    scorer: _Scorer,
+def write_outputs(
+    scorer: AttemptScorer,
+    thresholds: Thresholds,
     config: dict[str, Any],
     out_dir: Path,
-    project: str,
-    kit: str,
+    header: dict[str, Any],
     results_path: Path,
     eval_dir: Path | None,
+    extra_reasons: Sequence[str] = (),
 ) -> EvaluationResult:
+    """Decide, build the scorecard, write scorecard.json/.md, save the run under eval/."""
     created = dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat()
-    header = {
-        "project": project,
-        "kit": kit,
-        "created_at": created,
-        "ragcard_version": __version__,
-        "signed": None,
-    }
+    header = {"created_at": created, "ragcard_version": __version__, "signed": None, **header}
     metrics = scorer.acc.summarise()
     breakdowns = {"flag_accuracy": scorer.acc.breakdown("flag_accuracy")}
-    decision = decide(scorer.inputs.thresholds, metrics, breakdowns, scorer.acc.specs)
+    decision = decide(thresholds, metrics, breakdowns, scorer.acc.specs, extra_reasons)
     card = build_scorecard(header, config, decision, scorer.acc, scorer.tally)
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "scorecard.json").write_text(
@@ -243,14 +213,10 @@ def _finish(
     if eval_dir is not None:
         model = str(config["agent"].get("model") or config["agent"].get("name") or "agent")
         name = f"{config['run']['run_date']}-{config['corpus']['version']}-{model}.jsonl"
-        eval_path = eval_dir / _safe(name)
+        eval_path = eval_dir / "".join(ch if ch.isalnum() or ch in "-_.@" else "_" for ch in name)
         eval_dir.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(results_path, eval_path)
     return EvaluationResult(card, out_dir, results_path, eval_path)
-
-
-def _safe(name: str) -> str:
-    return "".join(ch if ch.isalnum() or ch in "-_.@" else "_" for ch in name)
 
 
 def score_responses(
@@ -262,6 +228,7 @@ def score_responses(
     run_date: dt.date | None = None,
     non_abstaining_flags: Iterable[str] = (),
     layers: Sequence[Layer] | None = None,
+    judge: Judge | None = None,
     project: str = "recorded responses",
     kit: str = "knowledge-base",
 ) -> EvaluationResult:
@@ -285,242 +252,37 @@ def score_responses(
                 for r in unknown
             ]
         )
-    settings = _settings_for(run_date, k, non_abstaining_flags, False)
-    scorer = _Scorer(inputs, settings, layers or default_layers())
+    settings = scoring_settings(run_date, k, non_abstaining_flags, False, judge)
+    scorer = AttemptScorer(by_id, inputs.corpus, settings, layers or default_layers(), judge)
+    answered = {r.item for r in recorded}
+    records = [
+        AttemptRecord(r.item, r.attempt, r, None, r.latency_ms, r.first_token_ms) for r in recorded
+    ]
+    records += [
+        AttemptRecord(
+            q.id, 1, None, AttemptFailure("not_recorded", f"no recorded response for item {q.id}")
+        )
+        for q in inputs.questions.questions
+        if q.id not in answered
+    ]
     results_path = out_dir / "results.jsonl"
     results_path.unlink(missing_ok=True)
     log = ResultsLog(results_path)
-    answered = {r.item for r in recorded}
     try:
-        for r in recorded:
-            record = AttemptRecord(r.item, r.attempt, r, None, r.latency_ms, r.first_token_ms)
-            log.append(scorer.score(record))
-        for q in inputs.questions.questions:
-            if q.id not in answered:
-                missing = AttemptRecord(q.id, 1, None, _not_recorded(q.id))
-                log.append(scorer.score(missing))
+        asyncio.run(scorer.score_all(records, log.append))
     finally:
         log.close()
     agent = {"name": "recorded responses", **scorer.agent_meta()}
-    config = _config_block(inputs, settings, agent, {"attempts": _max_attempt(recorded)})
-    return _finish(scorer, config, out_dir, project, kit, results_path, None)
-
-
-def _not_recorded(item: str) -> AttemptFailure:
-    return AttemptFailure("not_recorded", f"no recorded response for item {item}")
-
-
-def _max_attempt(recorded: Sequence[RecordedResponse]) -> int:
-    return max((r.attempt for r in recorded), default=0)
-
-
-def _load_previous(
-    path: Path, scorer: _Scorer, log_problems: list[Problem]
-) -> set[tuple[str, int]]:
-    done: set[tuple[str, int]] = set()
-    for number, data in read_results(path):
-        try:
-            record = AttemptRecord.from_json(data)
-        except (ValidationError, KeyError, TypeError, ValueError) as error:
-            if isinstance(error, ValidationError):
-                log_problems.extend(problems_from_validation(str(path), number, error))
-            else:
-                log_problems.append(Problem(str(path), number, None, f"bad result line: {error}"))
-            continue
-        if record.item not in scorer.by_id:
-            log_problems.append(
-                Problem(
-                    str(path),
-                    number,
-                    "item",
-                    "item not in the question set",
-                    record.item,
-                    fix="resume with the same questions",
-                )
-            )
-            continue
-        scorer.score(record)
-        done.add((record.item, record.attempt))
-    return done
-
-
-def run_evaluation(
-    config_path: str | Path,
-    *,
-    out_dir: str | Path | None = None,
-    resume: bool = False,
-    fresh: bool = False,
-    agent_options: dict[str, Any] | None = None,
-    attempts: int | None = None,
-    concurrency: int | None = None,
-    retrieval_only: bool = False,
-    progress: bool = True,
-    eval_dir: str | Path | None = None,
-) -> EvaluationResult:
-    """Run the agent of a ``ragcard.toml`` project on its questions and score the answers.
-
-    The run is saved under ``eval_dir`` (default: ``[run] eval_dir`` beside ragcard.toml).
-    """
-    config = load_config(config_path)
-    if not config.agent:
-        raise ConfigError(f"{config.path}: no [agent] table: say which agent to call")
-    inputs = load_inputs(
-        config.resolve(config.project.questions),
-        config.resolve(config.project.corpus),
-        config.resolve(config.project.thresholds),
-        question_set_version=config.project.question_set_version,
-        corpus_version=config.project.corpus_version,
+    attempts = max((r.attempt for r in recorded), default=0)
+    config = config_block(
+        inputs, settings, agent, judge_block(judge, scorer), {"attempts": attempts}
     )
-    run = config.run
-    if attempts is not None:
-        run = run.model_copy(update={"attempts": attempts})
-    if concurrency is not None:
-        run = run.model_copy(update={"concurrency": concurrency})
-    out = Path(out_dir) if out_dir is not None else config.resolve(run.out)
-    spec = config.agent_spec()
-    if agent_options:
-        spec["options"] = {**spec.get("options", {}), **agent_options}
-    settings = _settings_for(run.run_date, run.k, run.non_abstaining_flags, retrieval_only)
-    adapter = build_adapter(spec)
-    frozen = _frozen_run(inputs, adapter.describe(), run.model_dump(mode="json"), settings)
-    results_path = out / "results.jsonl"
-    scorer = _Scorer(inputs, settings, default_layers())
-    done = _prepare_out(out, results_path, frozen, resume, fresh, scorer)
-    run_settings = RunSettings(
-        attempts=run.attempts,
-        concurrency=run.concurrency,
-        timeout_s=run.timeout_s,
-        retries=run.retries,
-        retrieval_only=retrieval_only,
-        seed=run.seed,
-    )
-    log = ResultsLog(results_path)
-
-    def on_outcome(outcome: AttemptOutcome) -> None:
-        log.append(scorer.score(_record_from_outcome(outcome)))
-
-    try:
-        asyncio.run(
-            _run(inputs.questions.questions, adapter, run_settings, on_outcome, done, progress)
-        )
-    finally:
-        log.close()
-    agent = {**adapter.describe(), **scorer.agent_meta()}
-    agent.setdefault("name", spec.get("type"))
-    block = _config_block(
-        inputs,
-        settings,
-        agent,
-        {
-            "attempts": run.attempts,
-            "concurrency": run.concurrency,
-            "timeout_s": run.timeout_s,
-            "retries": run.retries,
-        },
-    )
-    return _finish(
+    return write_outputs(
         scorer,
-        block,
-        out,
-        config.project.name,
-        config.project.kit,
+        inputs.thresholds,
+        config,
+        out_dir,
+        {"project": project, "kit": kit},
         results_path,
-        Path(eval_dir) if eval_dir is not None else config.resolve(run.eval_dir),
-    )
-
-
-async def _run(
-    questions: Sequence[Question],
-    adapter: Adapter,
-    settings: RunSettings,
-    on_outcome: Callable[[AttemptOutcome], None],
-    done: set[tuple[str, int]],
-    progress: bool,
-) -> None:
-    try:
-        await run_attempts(questions, adapter, settings, on_outcome, skip=done, progress=progress)
-    finally:
-        await adapter.aclose()
-
-
-def _frozen_run(
-    inputs: Inputs, agent: dict[str, Any], run: dict[str, Any], settings: ScoringSettings
-) -> dict[str, Any]:
-    return {
-        "questions": inputs.questions.sha256,
-        "corpus": inputs.corpus.sha256,
-        "agent": agent,
-        "attempts": run["attempts"],
-        "k": settings.k,
-        "run_date": settings.run_date.isoformat(),
-        "retrieval_only": settings.retrieval_only,
-    }
-
-
-def _prepare_out(
-    out: Path,
-    results_path: Path,
-    frozen: dict[str, Any],
-    resume: bool,
-    fresh: bool,
-    scorer: _Scorer,
-) -> set[tuple[str, int]]:
-    run_file = out / "run.json"
-    if results_path.exists() and not (resume or fresh):
-        raise ConfigError(
-            f"{results_path} exists: pass --resume to continue that run, or "
-            "--fresh to start over (the old results are replaced)"
-        )
-    done: set[tuple[str, int]] = set()
-    if resume and results_path.exists():
-        previous = json.loads(run_file.read_text()) if run_file.exists() else None
-        changed = [
-            key for key in frozen if previous is not None and previous.get(key) != frozen[key]
-        ]
-        if changed:
-            raise ConfigError(
-                f"cannot resume {out}: {', '.join(changed)} changed since that run "
-                "started; use --fresh to start a new run"
-            )
-        problems: list[Problem] = []
-        done = _load_previous(results_path, scorer, problems)
-        if problems:
-            raise InputError(problems, f"{results_path}: cannot resume")
-    elif fresh or not resume:
-        results_path.unlink(missing_ok=True)
-    out.mkdir(parents=True, exist_ok=True)
-    run_file.write_text(json.dumps(frozen, indent=2, sort_keys=True) + "\n")
-    return done
-
-
-def _record_from_outcome(outcome: AttemptOutcome) -> AttemptRecord:
-    reply, error = outcome.reply, outcome.error
-    if reply is None or error is not None:
-        if error is None:  # the runner always sets one of the two; guard the contract anyway
-            error = AttemptError("agent_exception", "no reply and no error recorded", None, False)
-        return AttemptRecord(
-            outcome.item_id,
-            outcome.attempt,
-            None,
-            AttemptFailure(error.kind, error.message),
-            None,
-            None,
-            outcome.started_at,
-            outcome.tries,
-            error.raw,
-        )
-    response = reply.response
-    latency = response.latency_ms if response.latency_ms is not None else reply.latency_ms
-    first = (
-        response.first_token_ms if response.first_token_ms is not None else (reply.first_token_ms)
-    )
-    return AttemptRecord(
-        outcome.item_id,
-        outcome.attempt,
-        response,
         None,
-        latency,
-        first,
-        outcome.started_at,
-        outcome.tries,
     )

@@ -87,6 +87,7 @@ class AttemptScore:
     unscored: dict[str, str]
     diagnoses: tuple[Diagnosis, ...]
     failed: bool
+    trials: dict[str, float] = field(default_factory=dict)
 
     @property
     def passed(self) -> bool:
@@ -108,10 +109,12 @@ def score_attempt(ctx: AttemptContext, layers: Sequence[Layer]) -> AttemptScore:
     evidence: dict[str, Any] = {}
     labels: dict[str, str] = {}
     unscored: dict[str, str] = {}
+    trials: dict[str, float] = {}
     finishers = []
     for layer in layers:
         result = layer.score(ctx)
         values.update(result.values)
+        trials.update(result.trials)
         evidence.update(result.evidence)
         labels.update(result.labels)
         unscored.update(result.unscored)
@@ -148,13 +151,15 @@ def score_attempt(ctx: AttemptContext, layers: Sequence[Layer]) -> AttemptScore:
         unscored,
         tuple(diagnoses),
         ctx.failure is not None,
+        trials,
     )
 
 
 @dataclass(slots=True)
 class _Item:
     question: Question
-    sums: dict[str, list[float]] = field(default_factory=dict)  # name → [sum, count, max]
+    # name → [sum, attempts, max, trials]
+    sums: dict[str, list[float]] = field(default_factory=dict)
     pooled: dict[str, list[float]] = field(default_factory=dict)  # quantile metrics
     labels: dict[str, str] = field(default_factory=dict)
     unscored: Counter[str] = field(default_factory=Counter)
@@ -181,10 +186,11 @@ class ScoreAccumulator:
                 continue
             if spec.kind == "quantile":
                 item.pooled.setdefault(name, []).append(value)
-            acc = item.sums.setdefault(name, [0.0, 0.0, float("-inf")])
+            acc = item.sums.setdefault(name, [0.0, 0.0, float("-inf"), 0.0])
             acc[0] += value
             acc[1] += 1
             acc[2] = max(acc[2], value)
+            acc[3] += score.trials.get(name, 0.0)
         item.labels.update(score.labels)
         for name, reason in score.unscored.items():
             if name in self.reasons:
@@ -226,6 +232,14 @@ class ScoreAccumulator:
         n = len(per_item)
         if spec.kind == "count":
             return MetricValue(spec, float(sum(1 for acc in per_item if acc[2] > 0)), n)
+        if spec.kind == "pooled":
+            successes = sum(acc[0] / acc[1] for acc in per_item)
+            trials = sum(acc[3] / acc[1] for acc in per_item)
+            if trials <= 0:
+                return Unscored(spec, self._reason(spec))
+            pairs = max(1, round(trials))
+            value = successes / trials
+            return MetricValue(spec, value, pairs, wilson_interval(value * pairs, pairs))
         means = np.fromiter((acc[0] / acc[1] for acc in per_item), dtype=float, count=n)
         value = float(means.mean())
         if spec.kind == "rate":

@@ -20,7 +20,7 @@ from __future__ import annotations
 import hashlib
 import operator
 import tomllib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -189,8 +189,10 @@ def decide(
     metrics: Mapping[str, MetricValue | Unscored],
     breakdowns: Mapping[str, Mapping[str, MetricValue | Unscored]],
     specs: Mapping[str, MetricSpec],
+    extra_reasons: Sequence[str] = (),
 ) -> Decision:
-    """Check every threshold; ship only when all are met."""
+    """Check every threshold; ship only when all are met and no ``extra_reasons`` (e.g. an
+    input that changed during the run) hold the run."""
     results = tuple(
         _judge(t, _lookup(t.measure, metrics, breakdowns, specs)) for t in thresholds.items
     )
@@ -205,4 +207,5 @@ def decide(
             reasons.append(f"{r.threshold.type} {r.threshold.describe()} not scored: {why}")
     if not thresholds.items:
         reasons.append("no thresholds: nothing says this agent is good enough")
+    reasons.extend(extra_reasons)
     return Decision("hold" if reasons else "ship", results, tuple(reasons))

@@ -10,8 +10,8 @@ from rich.console import Console
 
 from ragcard._cli._common import err, user_errors
 from ragcard.errors import ConfigError
-from ragcard.evaluation import run_evaluation
 from ragcard.report.terminal import print_scorecard
+from ragcard.running import run_evaluation
 
 
 def _options(pairs: list[str]) -> dict[str, object]:

@@ -1,8 +1,8 @@
 """B attribution: tier-B (secondary) content must be attributed in the answer (SPEC §2).
 
-Without a judge, an answer *uses* a tier-B passage when it cites one, and attributes it when
-every sentence citing a tier-B passage carries an attribution cue ("historians", "according
-to", "it is said", …). Uncited use of tier-B content needs a judge to see.
+An answer *uses* a tier-B passage when it cites one or — with a judge — when a sentence rests
+on one without citing it; it attributes them when every such sentence carries an attribution
+cue ("historians", "according to", "it is said", …). The cue list is English and literal.
 """
 
 from __future__ import annotations
@@ -46,24 +46,30 @@ class AttributionLayer:
         if response is None or ctx.settings.retrieval_only:
             return result
         sentences = response.sentences()
-        b_citations = [
-            c
-            for c in response.resolved_citations()
-            if (p := ctx.corpus.get(c.id)) is not None and p.tier == "B"
-        ]
-        if not b_citations:
+        uses: dict[tuple[str, int | None], str] = {}  # (passage, sentence) → how it was used
+        for citation in response.resolved_citations():
+            passage = ctx.corpus.get(citation.id)
+            if passage is not None and passage.tier == "B":
+                uses[(citation.id, citation.sentence)] = "cited"
+        judged, _ = ctx.judgement()
+        if judged is not None:  # uncited use of tier-B content, seen by the judge
+            for position, verdict in enumerate(judged.support):
+                passage = ctx.corpus.get(verdict.passage_id or "")
+                if verdict.supported and passage is not None and passage.tier == "B":
+                    uses.setdefault((passage.id, position), "content")
+        if not uses:
             return result
         unattributed = []
-        for citation in b_citations:
+        for (pid, sentence), how in uses.items():
             text = (
                 response.answer
-                if citation.sentence is None
-                else (sentences[citation.sentence] if citation.sentence < len(sentences) else "")
+                if sentence is None
+                else (sentences[sentence] if sentence < len(sentences) else "")
             )
             if not ATTRIBUTION_CUES.search(text):
-                unattributed.append({"id": citation.id, "sentence": citation.sentence})
+                unattributed.append({"id": pid, "sentence": sentence, "use": how})
         result.values["b_attribution"] = 0.0 if unattributed else 1.0
-        result.evidence["b_used"] = sorted({c.id for c in b_citations})
+        result.evidence["b_used"] = sorted({pid for pid, _ in uses})
         if unattributed:
             result.evidence["b_unattributed"] = unattributed
         return result

@@ -12,13 +12,17 @@ from __future__ import annotations
 import datetime as dt
 import re
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from ragcard.corpus import Corpus
 from ragcard.questions import Question
 from ragcard.responses import AgentResponse
 
+if TYPE_CHECKING:
+    from ragcard.metrics.judged import JudgedAnswer
+
 __all__ = [
+    "NEEDS_JUDGE",
     "AttemptContext",
     "AttemptFailure",
     "Kind",
@@ -31,10 +35,13 @@ __all__ = [
     "parse_metric_name",
 ]
 
+NEEDS_JUDGE = "needs a judge: none is configured for this run"
+
 #: How per-item values aggregate: ``rate`` (share, Wilson interval), ``mean`` (bootstrap
 #: interval), ``count`` (items whose worst attempt is positive; no interval), ``quantile``
-#: (over all attempts; order-statistic interval).
-Kind = Literal["rate", "mean", "count", "quantile"]
+#: (over all attempts; order-statistic interval), ``pooled`` (successes over trials pooled
+#: across items, e.g. citation accuracy over all (sentence, cited passage) pairs; Wilson).
+Kind = Literal["rate", "mean", "count", "quantile", "pooled"]
 
 _NAME = re.compile(r"^(?P<base>[a-z_][a-z0-9_]*?)(?:@(?P<k>\d+))?(?:\[(?P<label>[^\]]+)\])?$")
 
@@ -102,6 +109,7 @@ class ScoringSettings:
     run_date: dt.date = field(default_factory=dt.date.today)
     non_abstaining_flags: frozenset[str] = frozenset()
     retrieval_only: bool = False
+    judge: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,6 +132,17 @@ class AttemptContext:
     failure: AttemptFailure | None = None
     latency_ms: float | None = None
     first_token_ms: float | None = None
+    judged: JudgedAnswer | None = None
+
+    def judgement(self) -> tuple[JudgedAnswer | None, str | None]:
+        """The judge's verdicts on this answer, or why there are none."""
+        if self.settings.judge is None:
+            return None, NEEDS_JUDGE
+        if self.judged is None:
+            return None, "not judged"
+        if self.judged.error is not None:
+            return None, f"judge failed: {self.judged.error}"
+        return self.judged, None
 
 
 @dataclass(slots=True)
@@ -133,12 +152,15 @@ class LayerScore:
     ``unscored`` maps a metric name to the reason it could not be computed for this item (e.g.
     "needs a judge"); the aggregate reports the reason when no item could be scored.
     ``labels`` attach a breakdown label to a metric value (flag accuracy per expected flag).
+    For ``pooled`` metrics the value is the number of successes and ``trials`` the number of
+    trials on this attempt.
     """
 
     values: dict[str, float] = field(default_factory=dict)
     evidence: dict[str, Any] = field(default_factory=dict)
     unscored: dict[str, str] = field(default_factory=dict)
     labels: dict[str, str] = field(default_factory=dict)
+    trials: dict[str, float] = field(default_factory=dict)
 
 
 class Layer(Protocol):

@@ -12,12 +12,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from ragcard.metrics.base import AttemptContext, LayerScore, MetricSpec, ScoringSettings
+from ragcard.metrics.base import (
+    NEEDS_JUDGE,
+    AttemptContext,
+    LayerScore,
+    MetricSpec,
+    ScoringSettings,
+)
 from ragcard.responses import AgentResponse
 
 __all__ = ["NEEDS_JUDGE", "CitationLayer", "invalid_citations"]
-
-NEEDS_JUDGE = "needs a judge: none is configured for this run"
 
 
 class CitationLayer:
@@ -36,7 +40,7 @@ class CitationLayer:
             MetricSpec(
                 "citation_accuracy",
                 self.name,
-                "rate",
+                "pooled",
                 True,
                 "(sentence, cited passage) pairs where the passage supports the sentence",
                 NEEDS_JUDGE,
@@ -62,7 +66,7 @@ class CitationLayer:
             result.values["citation_validity"] = 0.0 if problems else 1.0
             if problems:
                 result.evidence["invalid_citations"] = problems
-        result.unscored["citation_accuracy"] = NEEDS_JUDGE
+        _citation_accuracy(ctx, result)
         sentences = response.sentences()
         if sentences and not _abstained_without_citations(ctx, bool(citations)):
             covered = {c.sentence for c in citations}
@@ -73,6 +77,25 @@ class CitationLayer:
             result.values["uncited_sentences"] = uncited / len(sentences)
         result.evidence["cited"] = [c.id for c in citations]
         return result
+
+
+def _citation_accuracy(ctx: AttemptContext, result: LayerScore) -> None:
+    """Pooled over (sentence, cited passage) pairs: successes and trials of this answer."""
+    judged, why = ctx.judgement()
+    if judged is None:
+        result.unscored["citation_accuracy"] = why or NEEDS_JUDGE
+        return
+    if not judged.citations:
+        return
+    wrong = [
+        {"sentence": i, "id": pid, "verdict": v.label}
+        for i, pid, v in judged.citations
+        if not v.supported
+    ]
+    result.values["citation_accuracy"] = float(len(judged.citations) - len(wrong))
+    result.trials["citation_accuracy"] = float(len(judged.citations))
+    if wrong:
+        result.evidence["unsupported_citations"] = wrong
 
 
 def _abstained_without_citations(ctx: AttemptContext, cites: bool) -> bool:

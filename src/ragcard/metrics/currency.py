@@ -4,7 +4,8 @@ An answer counts as superseded when it cites a passage that is not in force on t
 (status other than ``in_force``, or effective dates that exclude the run date), or — without a
 judge — when it states a *stale value*: a number or counted quantity ("5 days", "£25") that
 appears in a not-in-force passage and in no in-force passage of the corpus. The judge layer adds
-detection by meaning; this check catches the common case of a copied old figure.
+detection by meaning when one is configured: a sentence supported by a not-in-force version
+of a document in play and not by the passages in force counts too, cited or not.
 """
 
 from __future__ import annotations
@@ -41,6 +42,21 @@ def _stale_index(corpus: Corpus, settings: ScoringSettings) -> _StaleIndex:
                     old.setdefault(value, []).append(passage.id)
         _INDEXES[key] = _StaleIndex({v: tuple(ids) for v, ids in old.items() if v not in current})
     return _INDEXES[key]
+
+
+def _stale_content(ctx: AttemptContext) -> list[dict[str, Any]]:
+    """Sentences a not-in-force passage supports and the passages in force do not (judge)."""
+    judged, _ = ctx.judgement()
+    if judged is None:
+        return []
+    found = []
+    for index, old_id, _verdict in judged.stale:
+        current = judged.support[index] if index < len(judged.support) else None
+        backing = ctx.corpus.get(current.passage_id or "") if current is not None else None
+        in_force = backing is not None and backing.in_force_on(ctx.settings.run_date)
+        if current is None or not current.supported or not in_force:
+            found.append({"kind": "stale_content", "sentence": index, "id": old_id})
+    return found
 
 
 class CurrencyLayer:
@@ -87,6 +103,7 @@ class CurrencyLayer:
         for value in sorted(quantities(response.answer)):
             if value in stale:
                 evidence.append({"kind": "stale_value", "value": value, "ids": list(stale[value])})
+        evidence.extend(_stale_content(ctx))
         hit = 1.0 if evidence else 0.0
         result.values["superseded_answers"] = hit
         if ctx.question.category == "currency_trap":

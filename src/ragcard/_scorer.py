@@ -1,0 +1,127 @@
+"""Score item-attempts as they arrive: ask the judge (when the run has one), run the layers,
+fold the result into the aggregates, and return the ``results.jsonl`` line."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ragcard.judges.base import Judge
+from ragcard.metrics.base import AttemptContext, Layer, ScoringSettings
+from ragcard.metrics.judged import JudgedAnswer, judge_answer
+from ragcard.questions import Question
+from ragcard.report.scorecard import FailureTally
+from ragcard.results import AttemptRecord
+from ragcard.scoring import ScoreAccumulator, metric_specs, score_attempt
+
+__all__ = ["AttemptScorer"]
+
+
+@dataclass(slots=True)
+class AttemptScorer:
+    """Scores records and folds them into the aggregates, in the order they are added."""
+
+    questions: dict[str, Question]
+    corpus: Any
+    settings: ScoringSettings
+    layers: Sequence[Layer]
+    judge: Judge | None = None
+    judge_concurrency: int = 8
+    acc: ScoreAccumulator = field(init=False)
+    tally: FailureTally = field(default_factory=FailureTally)
+    metas: list[dict[str, Any]] = field(default_factory=list)
+    judge_failures: int = 0
+    _in_force: set[str] = field(init=False)
+    _gate: asyncio.Semaphore | None = None
+
+    def __post_init__(self) -> None:
+        self.acc = ScoreAccumulator(metric_specs(self.layers, self.settings))
+        self._in_force = {p.id for p in self.corpus if p.in_force_on(self.settings.run_date)}
+
+    async def judged(self, record: AttemptRecord) -> JudgedAnswer | None:
+        """The judge's verdicts for one record (None without a judge or a response)."""
+        if self.judge is None or record.response is None or self.settings.retrieval_only:
+            return None
+        if self._gate is None:
+            self._gate = asyncio.Semaphore(self.judge_concurrency)
+        async with self._gate:
+            judged = await judge_answer(
+                self.judge,
+                self.questions[record.item],
+                record.response,
+                self.corpus,
+                self._in_force,
+            )
+        if judged.error is not None:
+            self.judge_failures += 1
+        return judged
+
+    def fold(self, record: AttemptRecord, judged: JudgedAnswer | None) -> dict[str, Any]:
+        """Score one record (with its verdicts) and return its results line."""
+        question = self.questions[record.item]
+        ctx = AttemptContext(
+            question,
+            self.corpus,
+            record.attempt,
+            record.response,
+            self.settings,
+            record.failure,
+            record.latency_ms,
+            record.first_token_ms,
+            judged,
+        )
+        score = score_attempt(ctx, self.layers)
+        self.acc.add(question, score)
+        self.tally.add(question, score)
+        if record.response is not None and record.response.meta and len(self.metas) < 50:
+            self.metas.append(record.response.meta)
+        line = record.to_json()
+        line.update(
+            category=question.category,
+            split=question.split,
+            must_pass=question.must_pass,
+            asker=question.asker,
+        )
+        line.update(score.to_json())
+        if judged is not None and judged.error is not None:
+            line["judge_error"] = judged.error
+        return line
+
+    async def score(self, record: AttemptRecord) -> dict[str, Any]:
+        return self.fold(record, await self.judged(record))
+
+    async def score_all(
+        self,
+        records: Iterable[AttemptRecord],
+        sink: Callable[[dict[str, Any]], None],
+        chunk: int = 256,
+    ) -> None:
+        """Score records in order, judging each chunk concurrently, and hand every results
+        line to ``sink`` as soon as it is folded (memory stays bounded by the chunk)."""
+        if self.judge is None:
+            for record in records:
+                sink(self.fold(record, None))
+            return
+        batch: list[AttemptRecord] = []
+        for record in records:
+            batch.append(record)
+            if len(batch) >= chunk:
+                await self._flush(batch, sink)
+        await self._flush(batch, sink)
+
+    async def _flush(
+        self, batch: list[AttemptRecord], sink: Callable[[dict[str, Any]], None]
+    ) -> None:
+        verdicts = await asyncio.gather(*(self.judged(r) for r in batch))
+        for record, judged in zip(batch, verdicts, strict=True):
+            sink(self.fold(record, judged))
+        batch.clear()
+
+    def agent_meta(self) -> dict[str, Any]:
+        """The settings the agent reported most often (model, prompt version, index…)."""
+        counts = Counter(json.dumps(m, sort_keys=True) for m in self.metas)
+        return dict(json.loads(counts.most_common(1)[0][0])) if counts else {}

@@ -1,0 +1,293 @@
+"""``ragcard run``: call the agent of a project, score as attempts finish, decide.
+
+Each finished item-attempt is judged (when the run has a judge), scored and appended to
+``results.jsonl`` at once, so an interrupted run resumes (``resume=True``) without calling the
+agent again for finished attempts. Declared inputs are hashed before and after the run; a
+change during the run holds the decision.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from ragcard._jsonl import problems_from_validation
+from ragcard._scorer import AttemptScorer
+from ragcard.adapters import Adapter, build_adapter
+from ragcard.config import Config, load_config
+from ragcard.errors import ConfigError, InputError, Problem
+from ragcard.evaluation import (
+    EvaluationResult,
+    Inputs,
+    config_block,
+    judge_block,
+    load_inputs,
+    scoring_settings,
+    write_outputs,
+)
+from ragcard.governance import declared_inputs
+from ragcard.judges.base import Judge
+from ragcard.metrics.base import AttemptFailure
+from ragcard.questions import Question
+from ragcard.results import AttemptRecord, ResultsLog, read_results
+from ragcard.runner import AttemptError, AttemptOutcome, RunSettings, run_attempts
+from ragcard.scoring import default_layers
+
+__all__ = ["build_run_judge", "load_project_inputs", "run_evaluation"]
+
+
+def build_run_judge(config: Config) -> Judge | None:
+    """The judge named in ``[judge]``, or None: there is no hidden default judge."""
+    if not config.judge:
+        return None
+    from ragcard.judges.registry import build_judge
+
+    return build_judge(config.judge)
+
+
+def load_project_inputs(config: Config) -> Inputs:
+    return load_inputs(
+        config.resolve(config.project.questions),
+        config.resolve(config.project.corpus),
+        config.resolve(config.project.thresholds),
+        question_set_version=config.project.question_set_version,
+        corpus_version=config.project.corpus_version,
+    )
+
+
+def run_evaluation(
+    config_path: str | Path,
+    *,
+    out_dir: str | Path | None = None,
+    resume: bool = False,
+    fresh: bool = False,
+    agent_options: dict[str, Any] | None = None,
+    attempts: int | None = None,
+    concurrency: int | None = None,
+    retrieval_only: bool = False,
+    progress: bool = True,
+    eval_dir: str | Path | None = None,
+) -> EvaluationResult:
+    """Run the agent of a ``ragcard.toml`` project on its questions and score the answers.
+
+    The run is saved under ``eval_dir`` (default: ``[run] eval_dir`` beside ragcard.toml).
+    """
+    config = load_config(config_path)
+    if not config.agent:
+        raise ConfigError(f"{config.path}: no [agent] table: say which agent to call")
+    declared = [config.resolve(p) for p in config.project.inputs]
+    before = declared_inputs(declared)
+    inputs = load_project_inputs(config)
+    run = config.run.model_copy(
+        update={
+            k: v
+            for k, v in {"attempts": attempts, "concurrency": concurrency}.items()
+            if v is not None
+        }
+    )
+    out = Path(out_dir) if out_dir is not None else config.resolve(run.out)
+    spec = config.agent_spec()
+    if agent_options:
+        spec["options"] = {**spec.get("options", {}), **agent_options}
+    judge = build_run_judge(config)
+    settings = scoring_settings(
+        run.run_date, run.k, run.non_abstaining_flags, retrieval_only, judge
+    )
+    adapter = build_adapter(spec)
+    frozen = {
+        "questions": inputs.questions.sha256,
+        "corpus": inputs.corpus.sha256,
+        "agent": adapter.describe(),
+        "attempts": run.attempts,
+        "k": settings.k,
+        "run_date": settings.run_date.isoformat(),
+        "retrieval_only": retrieval_only,
+        "judge": judge.identity.to_json() if judge else None,
+        "inputs": before,
+    }
+    results_path = out / "results.jsonl"
+    scorer = AttemptScorer(
+        inputs.questions.by_id(), inputs.corpus, settings, default_layers(), judge
+    )
+    done = _prepare_out(out, results_path, frozen, resume, fresh, scorer)
+    run_settings = RunSettings(
+        attempts=run.attempts,
+        concurrency=run.concurrency,
+        timeout_s=run.timeout_s,
+        retries=run.retries,
+        retrieval_only=retrieval_only,
+        seed=run.seed,
+    )
+    log = ResultsLog(results_path)
+    try:
+        asyncio.run(
+            _run(inputs.questions.questions, adapter, run_settings, scorer, log, done, progress)
+        )
+    finally:
+        log.close()
+    changed = [
+        f"declared input {path} changed during the run"
+        for path, digest in declared_inputs(declared).items()
+        if before.get(path) != digest
+    ]
+    agent = {**adapter.describe(), **scorer.agent_meta()}
+    agent.setdefault("name", spec.get("type"))
+    block = config_block(
+        inputs,
+        settings,
+        agent,
+        judge_block(judge, scorer),
+        {
+            "attempts": run.attempts,
+            "concurrency": run.concurrency,
+            "timeout_s": run.timeout_s,
+            "retries": run.retries,
+            "inputs": before,
+        },
+    )
+    header = {"project": config.project.name, "kit": config.project.kit}
+    eval_path = Path(eval_dir) if eval_dir is not None else config.resolve(run.eval_dir)
+    return write_outputs(
+        scorer, inputs.thresholds, block, out, header, results_path, eval_path, changed
+    )
+
+
+async def _run(
+    questions: Sequence[Question],
+    adapter: Adapter,
+    settings: RunSettings,
+    scorer: AttemptScorer,
+    log: ResultsLog,
+    done: set[tuple[str, int]],
+    progress: bool,
+) -> None:
+    """Run the agent; judge and write each attempt as it finishes (in finishing order)."""
+    pending: set[asyncio.Task[None]] = set()
+
+    async def score_and_write(record: AttemptRecord) -> None:
+        log.append(await scorer.score(record))
+
+    def on_outcome(outcome: AttemptOutcome) -> None:
+        record = _record_from_outcome(outcome)
+        if scorer.judge is None:
+            log.append(scorer.fold(record, None))
+            return
+        task = asyncio.get_running_loop().create_task(score_and_write(record))
+        pending.add(task)
+        task.add_done_callback(pending.discard)
+
+    try:
+        await run_attempts(questions, adapter, settings, on_outcome, skip=done, progress=progress)
+        await asyncio.gather(*pending)
+    finally:
+        await adapter.aclose()
+
+
+def _prepare_out(
+    out: Path,
+    results_path: Path,
+    frozen: dict[str, Any],
+    resume: bool,
+    fresh: bool,
+    scorer: AttemptScorer,
+) -> set[tuple[str, int]]:
+    run_file = out / "run.json"
+    if results_path.exists() and not (resume or fresh):
+        raise ConfigError(
+            f"{results_path} exists: pass --resume to continue that run, or "
+            "--fresh to start over (the old results are replaced)"
+        )
+    done: set[tuple[str, int]] = set()
+    if resume and results_path.exists():
+        previous = json.loads(run_file.read_text()) if run_file.exists() else None
+        changed = [
+            key for key in frozen if previous is not None and previous.get(key) != frozen[key]
+        ]
+        if changed:
+            raise ConfigError(
+                f"cannot resume {out}: {', '.join(changed)} changed since that "
+                "run started; use --fresh to start a new run"
+            )
+        done = _load_previous(results_path, scorer)
+    elif fresh or not resume:
+        results_path.unlink(missing_ok=True)
+    out.mkdir(parents=True, exist_ok=True)
+    run_file.write_text(json.dumps(frozen, indent=2, sort_keys=True) + "\n")
+    return done
+
+
+def _load_previous(path: Path, scorer: AttemptScorer) -> set[tuple[str, int]]:
+    """Fold the finished attempts of an interrupted run back in (rescored: cheap, and any
+    judge answers come from its cache)."""
+    problems: list[Problem] = []
+    records: list[AttemptRecord] = []
+    for number, data in read_results(path):
+        try:
+            record = AttemptRecord.from_json(data)
+        except ValidationError as error:
+            problems.extend(problems_from_validation(str(path), number, error))
+            continue
+        except (KeyError, TypeError, ValueError) as error:
+            problems.append(Problem(str(path), number, None, f"bad result line: {error}"))
+            continue
+        if record.item not in scorer.questions:
+            problems.append(
+                Problem(
+                    str(path),
+                    number,
+                    "item",
+                    "item not in the question set",
+                    record.item,
+                    fix="resume with the same questions",
+                )
+            )
+            continue
+        records.append(record)
+    if problems:
+        raise InputError(problems, f"{path}: cannot resume")
+    lines: list[dict[str, Any]] = []
+    asyncio.run(scorer.score_all(records, lines.append))
+    # the judge's verdicts may have been missing for lines written before a judge failure:
+    # rewrite the file with the rescored lines so results.jsonl stays consistent
+    path.write_text(
+        "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines), encoding="utf-8"
+    )
+    return {(r.item, r.attempt) for r in records}
+
+
+def _record_from_outcome(outcome: AttemptOutcome) -> AttemptRecord:
+    reply, error = outcome.reply, outcome.error
+    if reply is None or error is not None:
+        if error is None:  # the runner always sets one of the two; guard the contract anyway
+            error = AttemptError("agent_exception", "no reply and no error recorded", None, False)
+        return AttemptRecord(
+            outcome.item_id,
+            outcome.attempt,
+            None,
+            AttemptFailure(error.kind, error.message),
+            None,
+            None,
+            outcome.started_at,
+            outcome.tries,
+            error.raw,
+        )
+    response = reply.response
+    latency = response.latency_ms if response.latency_ms is not None else reply.latency_ms
+    first = (
+        response.first_token_ms if response.first_token_ms is not None else (reply.first_token_ms)
+    )
+    return AttemptRecord(
+        outcome.item_id,
+        outcome.attempt,
+        response,
+        None,
+        latency,
+        first,
+        outcome.started_at,
+        outcome.tries,
+    )

@@ -1,0 +1,75 @@
+"""Judge-dependent measures on the hand-checked fixture, with a table-driven test judge."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+
+import pytest
+
+from ragcard.evaluation import load_inputs, score_responses
+from ragcard.judges.base import JudgeContext, JudgeError, JudgeIdentity, Verdict
+
+# claim → (label, score, passages that support it)
+TABLE = {
+    "You get 25 days of annual leave.": ("supported", 1.0, {"leave@2025#1"}),
+    "You can carry over 5 days.": ("supported", 1.0, {"leave@2023#2"}),
+    "The founder kept a second diary.": ("supported", 1.0, {"archive#B1"}),
+    "25 days plus public holidays.": ("not_supported", 0.6, {"answer"}),
+    "Historians believe she kept a second diary.": ("supported", 0.9, {"answer"}),
+}
+
+
+class TableJudge:
+    identity = JudgeIdentity("table", model="test", prompt_version="t1", threshold=0.5)
+
+    def __init__(self, fail_on: str | None = None) -> None:
+        self.calls = 0
+        self.fail_on = fail_on
+
+    async def judge(self, ctx: JudgeContext) -> list[Verdict]:
+        self.calls += 1
+        verdicts = []
+        for claim in ctx.claims:
+            if self.fail_on and self.fail_on in claim:
+                raise JudgeError("unparseable output", raw="<garbage>")
+            label, score, allowed = TABLE.get(claim, ("not_supported", 0.0, set()))
+            hit = next((p.id for p in ctx.passages if p.id in allowed), None)
+            verdicts.append(Verdict(label, score, hit) if hit else Verdict("not_supported", 0.0))
+        return verdicts
+
+
+def run(mini: Path, tmp_path: Path, judge: TableJudge) -> dict:
+    inputs = load_inputs(mini / "questions.jsonl", mini / "corpus.jsonl", mini / "thresholds.toml")
+    score_responses(inputs, mini / "responses.jsonl", tmp_path, run_date=dt.date(2026, 1, 1),
+                    judge=judge)
+    return json.loads((tmp_path / "scorecard.json").read_text())
+
+
+def test_judged_measures(mini: Path, tmp_path: Path) -> None:
+    card = run(mini, tmp_path, TableJudge())
+    m = card["metrics"]
+    # answered items: Q1 1, Q2 1, Q4 0 (nothing it may see), Q5 0, Q6 1/2; Q3 abstained
+    assert m["faithfulness"]["value"] == pytest.approx((1 + 1 + 0 + 0 + 0.5) / 5)
+    # pairs: Q1 1/1 (both attempts), Q2 1/1, Q6 1/2; Q5 cites an unknown id (not judged)
+    assert m["citation_accuracy"]["value"] == pytest.approx(3 / 4)
+    assert m["citation_accuracy"]["n"] == 4
+    # Q1 2 (incomplete), Q2 0 (superseded), Q3 3 (right to abstain), Q4 0 (leak),
+    # Q5 0 (unsupported), Q6 1 (correct, half supported)
+    assert m["rubric_mean"]["value"] == pytest.approx((2 + 0 + 3 + 0 + 0 + 1) / 6)
+    assert card["config"]["judge"]["name"] == "table"
+    assert "uncalibrated" in card["config"]["judge"]["note"]
+    assert "faithfulness" not in card["unscored"]
+
+
+def test_judge_failure_is_unscored_not_zero(mini: Path, tmp_path: Path) -> None:
+    card = run(mini, tmp_path, TableJudge(fail_on="founder"))
+    assert card["config"]["judge"]["failures"] == 1
+    lines = [json.loads(x) for x in (tmp_path / "results.jsonl").read_text().splitlines()]
+    q6 = next(x for x in lines if x["item"] == "Q6")
+    assert q6["judge_error"] == "unparseable output"
+    assert "faithfulness" not in q6["scores"]
+    assert q6["unscored"]["faithfulness"].startswith("judge failed")
+    # the other items are still judged
+    assert card["metrics"]["faithfulness"]["n"] == 4
