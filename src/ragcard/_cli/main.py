@@ -7,6 +7,7 @@ import typer
 from ragcard._cli.init import init_command
 from ragcard._cli.run import run_command
 from ragcard._cli.score import score_command
+from ragcard._cli.signing import keys_new_command, sign_command, verify_command
 from ragcard._cli.trec import trec_command
 
 app = typer.Typer(
@@ -21,3 +22,9 @@ app.command("run")(run_command)
 app.command("score")(score_command)
 app.command("init")(init_command)
 app.command("trec", context_settings={"allow_interspersed_args": True})(trec_command)
+app.command("sign")(sign_command)
+app.command("verify")(verify_command)
+
+keys_app = typer.Typer(help="Signing keys.", no_args_is_help=True)
+keys_app.command("new")(keys_new_command)
+app.add_typer(keys_app, name="keys")
