@@ -61,3 +61,36 @@ def test_dense_agent_is_deterministic(hybrid: ReferenceAgent, corpus: Corpus) ->
     again = build_agent(corpus, today=TODAY)
     assert hybrid(request) == hybrid(request)
     assert {**hybrid(request), "meta": None} == {**again(request), "meta": None}
+
+
+# -- the answerability gate with vectors ---------------------------------------------------
+
+PARAPHRASE = {"question": "Is it possible to do my job from my house?", "asker": "employee"}
+
+
+def test_semantic_support_answers_a_paraphrase_lexical_support_misses(
+    hybrid: ReferenceAgent, corpus: Corpus
+) -> None:
+    found = hybrid.support(PARAPHRASE)
+    assert found.lexical == 0.0  # none of job / house / possible is in the passage
+    assert hybrid.abstain_similarity_below is not None
+    assert found.semantic is not None and found.semantic >= hybrid.abstain_similarity_below
+    response = hybrid(PARAPHRASE)
+    assert response["flag"] is None and response["citations"][0]["id"] == "remote#1"
+    keyword = build_agent(corpus, today=TODAY, embeddings=False)
+    assert keyword(PARAPHRASE)["flag"] == "not_in_record"
+    strict = build_agent(corpus, today=TODAY, abstain_similarity_below=1.0)
+    assert strict(PARAPHRASE)["flag"] == "not_in_record"
+    assert strict(PARAPHRASE)["meta"]["abstain_similarity_below"] == 1.0
+
+
+@pytest.mark.parametrize(
+    "question", ["Can I take a sabbatical?", "Can I bring my dog to the office?"]
+)
+def test_hybrid_abstains_when_neither_support_holds(hybrid: ReferenceAgent, question: str) -> None:
+    request = {"question": question, "asker": "employee"}
+    found = hybrid.support(request)
+    assert found.semantic is not None and hybrid.abstain_similarity_below is not None
+    assert found.lexical < hybrid.abstain_below
+    assert found.semantic < hybrid.abstain_similarity_below
+    assert hybrid(request)["flag"] == "not_in_record"

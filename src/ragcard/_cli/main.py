@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from ragcard._cli.init import init_command
+from ragcard._cli.questions import questions_app
 from ragcard._cli.run import run_command
 from ragcard._cli.score import score_command
 from ragcard._cli.signing import keys_new_command, sign_command, verify_command
@@ -28,3 +29,5 @@ app.command("verify")(verify_command)
 keys_app = typer.Typer(help="Signing keys.", no_args_is_help=True)
 keys_app.command("new")(keys_new_command)
 app.add_typer(keys_app, name="keys")
+app.add_typer(questions_app, name="questions", help="Golden-set tooling: check, split, "
+              "agreement, import.")

@@ -8,9 +8,11 @@ One request (SPEC §1.4) goes through, in order:
 3. **filter, then retrieve** — only passages the asker may see (``access``), in force on the
    agent's date (status and effective dates) and, with a cutoff, dated on or before it are
    searchable; the top ``k`` of those are retrieved (keyword, vector or hybrid);
-4. **gate** — when the best retrieved passage matches the question less than
-   ``abstain_below``, the agent abstains with ``not_in_record`` (still reporting what it
-   retrieved);
+4. **gate** — when the retrieved passages do not support the question
+   (:mod:`~ragcard.reference.answerability`: too few of its specific terms in the best passage
+   — under ``abstain_below`` — and, with vectors, no sentence close enough in meaning — under
+   ``abstain_similarity_below`` — or a code it names that no searchable passage names), the
+   agent abstains with ``not_in_record`` (still reporting what it retrieved);
 5. **answer** — an extractive answer, each sentence cited to its passage; with a cutoff, an
    answer that would speak of a later year is declined (``after_cutoff``).
 
@@ -33,6 +35,7 @@ from ragcard.corpus import Corpus
 from ragcard.errors import AgentError
 from ragcard.reference import faults as fault_names
 from ragcard.reference.answer import draft_answer
+from ragcard.reference.answerability import Support, assess
 from ragcard.reference.index import Hit, Mode, PassageIndex, Query
 from ragcard.reference.policy import AFTER_CUTOFF, NOT_IN_RECORD, Policy, refusal
 from ragcard.reference.policy import year_after_cutoff as _year_after_cutoff
@@ -101,6 +104,7 @@ class ReferenceAgent:
         mode: Mode,
         k: int,
         abstain_below: float,
+        abstain_similarity_below: float | None = None,
         today: dt.date,
         policy: Policy,
         faults: tuple[str, ...],
@@ -111,6 +115,7 @@ class ReferenceAgent:
         self.mode: Mode = mode
         self.k = k
         self.abstain_below = abstain_below
+        self.abstain_similarity_below = abstain_similarity_below
         self.today = today
         self.policy = policy
         self.faults = faults
@@ -155,32 +160,31 @@ class ReferenceAgent:
             mask = mask & self._role_mask(request.asker)
         return mask
 
-    def _search(self, query: Query, request: _Request) -> tuple[list[Hit], list[Hit]]:
-        """(passages the answer is drafted from, passages reported as retrieved)."""
+    def _search(self, query: Query, request: _Request) -> tuple[list[Hit], list[Hit], Mask]:
+        """(passages the answer is drafted from, passages reported as retrieved, the mask the
+        former were searched in)."""
         if fault_names.FILTER_AFTER_RANKING in self.faults:
-            hits = self.index.search(
-                query, self._searchable(request, by_identity=False), self.k, self.mode
-            )
+            mask = self._searchable(request, by_identity=False)
+            hits = self.index.search(query, mask, self.k, self.mode)
             shown = [hit for hit in hits if hit.passage.visible_to(request.asker)]
-            return hits, shown
-        hits = self.index.search(
-            query, self._searchable(request, by_identity=True), self.k, self.mode
-        )
-        return hits, hits
+            return hits, shown, mask
+        mask = self._searchable(request, by_identity=True)
+        hits = self.index.search(query, mask, self.k, self.mode)
+        return hits, hits, mask
 
     # -- answering ----------------------------------------------------------------------
 
-    def confidence(self, hit: Hit) -> float:
-        """How well one retrieved passage matches the question, in [0, 1] (the gate's input).
+    def support(self, request: Mapping[str, Any]) -> Support:
+        """How well the passages retrieved for ``request`` support it (the gate's input)."""
+        parsed = _parse_request(request)
+        query = self.index.prepare(parsed.question)
+        context, _, mask = self._search(query, parsed)
+        return assess(query, context, self.index, mask)
 
-        Keyword: IDF-weighted term coverage. Vector: cosine similarity. Hybrid: their mean, so
-        neither a shared word nor a loose paraphrase alone clears the gate.
-        """
-        if self.mode == "keyword" or hit.similarity is None:
-            return hit.coverage
-        if self.mode == "vector":
-            return max(hit.similarity, 0.0)
-        return (hit.coverage + max(hit.similarity, 0.0)) / 2
+    def _answerable(self, support: Support) -> bool:
+        if fault_names.NO_ABSTENTION in self.faults:
+            return True
+        return support.answerable(self.abstain_below, self.abstain_similarity_below)
 
     def _response(
         self,
@@ -229,9 +233,10 @@ class ReferenceAgent:
         if declined is not None:
             return declined
         query = self.index.prepare(parsed.question)
-        context, shown = self._search(query, parsed)
-        best = max((self.confidence(hit) for hit in context), default=0.0)
-        gate_open = fault_names.NO_ABSTENTION in self.faults or best >= self.abstain_below
+        context, shown, mask = self._search(query, parsed)
+        support = assess(query, context, self.index, mask)
+        best = support.confidence
+        gate_open = self._answerable(support)
         draft = draft_answer(query, context, self.index) if context and gate_open else None
         # Declining after retrieval still reports what was retrieved, so a false abstention
         # reads as "the gate was too strict", not as "retrieval missed".
@@ -255,7 +260,7 @@ class ReferenceAgent:
     def retrieve(self, request: Mapping[str, Any]) -> list[dict[str, Any]]:
         """Retrieval alone (SPEC §4 step 2): ``[{"id", "score"}]`` in rank order."""
         parsed = _parse_request(request)
-        _, shown = self._search(self.index.prepare(parsed.question), parsed)
+        _, shown, _ = self._search(self.index.prepare(parsed.question), parsed)
         return _retrieved(shown)
 
     def describe(self) -> dict[str, Any]:
@@ -266,5 +271,6 @@ class ReferenceAgent:
         faults = f", faults={list(self.faults)}" if self.faults else ""
         return (
             f"ReferenceAgent({len(self.index)} passages, {self.mode}, k={self.k}, "
-            f"abstain_below={self.abstain_below}{faults})"
+            f"abstain_below={self.abstain_below}, "
+            f"abstain_similarity_below={self.abstain_similarity_below}{faults})"
         )

@@ -5,12 +5,16 @@ may search it concurrently. Every search takes a boolean *mask* of the passages 
 search (identity, effective dates, cutoff — decided by the agent); masked-out passages are
 never candidates, so ranking only ever happens among what the asker is allowed to see.
 
-Alongside each ranking score a hit carries two calibrated match measures in [0, 1] that the
-agent's abstention gate reads — raw BM25 and mixed scores are not comparable across questions:
+Alongside each ranking score a hit carries two match measures in [0, 1], for inspection —
+raw BM25 and mixed scores are not comparable across questions:
 
 * ``coverage`` — the IDF-weighted share of the question's content terms found in the passage
-  (a question about ``pets`` scores low on a handbook that never mentions pets);
+  (IDF over the whole corpus);
 * ``similarity`` — cosine similarity of question and passage vectors (dense only).
+
+The agent's answerability gate (:mod:`ragcard.reference.answerability`) measures support its
+own way, over only the passages the asker may search; for that the index also answers
+:meth:`PassageIndex.document_frequency` and :meth:`PassageIndex.names_identifier` under a mask.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from numpy.typing import NDArray
 
 from ragcard.corpus import Passage
 from ragcard.reference.embeddings import MiniLMEncoder
-from ragcard.reference.text import idf_weights, tokenize
+from ragcard.reference.text import identifier_keys, idf_weights, tokenize
 from ragcard.responses import split_sentences
 
 __all__ = ["Hit", "Mode", "PassageIndex", "Query"]
@@ -78,6 +82,15 @@ def _passage_text(passage: Passage) -> str:
     return f"{heading}: {passage.text}" if heading else passage.text
 
 
+def _postings(entries: Sequence[set[str] | frozenset[str]]) -> dict[str, NDArray[np.intp]]:
+    """Term -> positions of the entries holding it (an inverted index over sets of terms)."""
+    positions: dict[str, list[int]] = {}
+    for position, entry in enumerate(entries):
+        for term in entry:
+            positions.setdefault(term, []).append(position)
+    return {term: np.asarray(found, dtype=np.intp) for term, found in positions.items()}
+
+
 def _ranked(scores: NDArray[np.float64], candidates: NDArray[np.intp]) -> list[int]:
     """Candidate indices by descending score; ties keep corpus order (deterministic)."""
     order = np.lexsort((candidates, -scores[candidates]))
@@ -92,6 +105,8 @@ class PassageIndex:
         texts = [_passage_text(passage) for passage in self.passages]
         tokens = [tokenize(text) for text in texts]
         self._token_sets = tuple(frozenset(entry) for entry in tokens)
+        self._postings = _postings(self._token_sets)
+        self._identifier_postings = _postings([identifier_keys(text) for text in texts])
         self._idf, self._unseen_idf = idf_weights(tokens)
         self._bm25: Any = bm25s.BM25(**BM25_SETTINGS)
         self._bm25.index(tokens, show_progress=False)
@@ -124,6 +139,20 @@ class PassageIndex:
         if self.encoder is not None and self._vectors is not None:
             vector = self.encoder.encode([question])[0]
         return Query(question, terms, weights, vector)
+
+    def tokens(self, position: int) -> frozenset[str]:
+        """The indexed terms (stemmed, headings included) of the passage at ``position``."""
+        return self._token_sets[position]
+
+    def document_frequency(self, term: str, mask: Mask) -> int:
+        """How many of the passages ``mask`` allows contain ``term``."""
+        positions = self._postings.get(term)
+        return 0 if positions is None else int(np.count_nonzero(mask[positions]))
+
+    def names_identifier(self, key: str, mask: Mask) -> bool:
+        """True when a passage ``mask`` allows writes the code ``key`` (``hr17``) in any form."""
+        positions = self._identifier_postings.get(key)
+        return positions is not None and bool(mask[positions].any())
 
     def sentences(self, position: int) -> tuple[tuple[str, frozenset[str]], ...]:
         """The sentences of the passage at ``position`` with their content terms."""

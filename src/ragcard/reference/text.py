@@ -16,7 +16,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
-__all__ = ["STOPWORDS", "idf_weights", "stem", "tokenize"]
+__all__ = ["STOPWORDS", "identifiers", "idf_weights", "identifier_keys", "stem", "tokenize"]
 
 _TOKEN = re.compile(r"[a-z0-9]+")
 
@@ -113,3 +113,53 @@ def idf_weights(documents: Iterable[Sequence[str]]) -> tuple[dict[str, float], f
         return math.log(1.0 + (count - document_frequency + 0.5) / (document_frequency + 0.5))
 
     return {term: idf(df) for term, df in frequencies.items()}, idf(0)
+
+
+# A code-like group: alphanumeric pieces joined by hyphens or slashes (``HR-17``, ``MG-PIP-2``).
+_GROUP = re.compile(r"[A-Za-z0-9]+(?:[-/][A-Za-z0-9]+)*")
+# One piece that starts with letters and has a digit in it: ``P3``, ``l4``, ``p45``, ``hr17``.
+# (Digit-first pieces — ``2nd``, ``5pm``, ``1870s``, ``3d`` — are read as numbers with units.)
+_LETTERS_THEN_DIGIT = re.compile(r"[A-Za-z]+[0-9][A-Za-z0-9]*")
+
+
+def identifiers(text: str) -> set[str]:
+    """Codes named in ``text``, lower-cased without separators (``HR-17`` -> ``hr17``).
+
+    A code is a word that starts with letters and contains a digit (``P3``, ``l4``, ``p45``),
+    or a hyphen/slash group of upper-case letters and digits (``HR-17``, ``IT-09``,
+    ``COVID-19``) — so ``24-hour``, ``9am-5pm`` and ``2nd`` are not codes.
+    """
+    found: set[str] = set()
+    for group in _GROUP.findall(_fold_keep_case(text)):
+        pieces = re.split(r"[-/]", group)
+        has_digit = any(char.isdigit() for char in group)
+        single = len(pieces) == 1 and _LETTERS_THEN_DIGIT.fullmatch(group) is not None
+        letters = [piece for piece in pieces if not piece.isdigit()]
+        upper_group = (
+            len(pieces) > 1 and has_digit and all(piece.isupper() for piece in letters) and letters
+        )
+        if single or upper_group:
+            found.add("".join(pieces).lower())
+    return found
+
+
+def identifier_keys(text: str, *, span: int = 3) -> set[str]:
+    """Every way ``text`` may write a code: runs of up to ``span`` adjacent words, joined.
+
+    ``IT-09``, ``IT 09`` and ``it09`` all yield ``it09``; only runs that mix letters and
+    digits are kept. Used to look up :func:`identifiers` from a question in passages.
+    """
+    words = _TOKEN.findall(_fold(text))
+    keys: set[str] = set()
+    for start in range(len(words)):
+        joined = ""
+        for word in words[start : start + span]:
+            joined += word
+            if any(c.isdigit() for c in joined) and any(c.isalpha() for c in joined):
+                keys.add(joined)
+    return keys
+
+
+def _fold_keep_case(text: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(char for char in decomposed if not unicodedata.combining(char))
