@@ -12,3 +12,11 @@ SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 def mini() -> Path:
     """A hand-checked six-item project: see tests/fixtures/mini and test_scoring_fixture.py."""
     return FIXTURES / "mini"
+
+
+@pytest.fixture(autouse=True)
+def _history_in_tmp(tmp_path_factory: pytest.TempPathFactory,
+                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Runs made by tests record into a throwaway history, never beside the examples."""
+    path = tmp_path_factory.mktemp("history") / "ragcard-history.sqlite"
+    monkeypatch.setenv("RAGCARD_HISTORY_URL", f"sqlite:///{path}")

@@ -17,7 +17,8 @@ def run(tmp_path: Path, name: str, faults: list[str] | None = None, project: str
     options = {"faults": faults} if faults else None
     result = run_evaluation(EXAMPLES / project, out_dir=tmp_path / name, fresh=True,
                             agent_options=options, attempts=1, progress=False,
-                            eval_dir=tmp_path / "eval")
+                            eval_dir=tmp_path / "eval",
+                            history_url=f"sqlite:///{tmp_path / 'history.sqlite'}")
     return result.scorecard.to_json()
 
 
@@ -76,7 +77,8 @@ def test_persona_example_runs(tmp_path: Path) -> None:
 def test_retrieval_only_scores_retrieval_and_says_why_not_the_rest(tmp_path: Path) -> None:
     result = run_evaluation(EXAMPLES / "handbook", out_dir=tmp_path / "r", fresh=True,
                             attempts=1, progress=False, retrieval_only=True,
-                            eval_dir=tmp_path / "eval")
+                            eval_dir=tmp_path / "eval",
+                            history_url=f"sqlite:///{tmp_path / 'history.sqlite'}")
     card = result.scorecard.to_json()
     assert "recall@5" in card["metrics"] and "access_leaks" in card["metrics"]
     assert card["unscored"]["correct_abstention"].startswith("retrieval-only run")

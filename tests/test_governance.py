@@ -62,7 +62,7 @@ def test_changes_name_what_differs(tmp_path: Path) -> None:
             thresholds={"sha256": "c" * 64},
             agent_config={"type": "http", "url": "u"},
             agent_settings={"model": "m1", "index": {"k1": k1}},
-            inputs=declared_inputs([prompt]),
+            inputs=declared_inputs({"prompt.txt": prompt}),
             judge={"name": "none"},
             run={"k": 5},
         )
@@ -80,4 +80,4 @@ def test_changes_name_what_differs(tmp_path: Path) -> None:
 
 def test_missing_declared_input(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="declared input"):
-        declared_inputs([tmp_path / "nope.txt"])
+        declared_inputs({"nope.txt": tmp_path / "nope.txt"})

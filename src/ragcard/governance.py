@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +22,7 @@ from ragcard.errors import ConfigError
 
 __all__ = [
     "canonical_hash",
+    "check_lock",
     "changes",
     "declared_inputs",
     "frozen_configuration",
@@ -38,13 +39,14 @@ def canonical_hash(value: Any) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def declared_inputs(paths: Iterable[Path]) -> dict[str, str]:
-    """sha256 of each declared input file; a missing file is a :class:`ConfigError`."""
+def declared_inputs(paths: Mapping[str, Path]) -> dict[str, str]:
+    """sha256 of each declared input file, keyed by its name as declared (relative to the
+    project, so hashes compare across checkouts); a missing file is a :class:`ConfigError`."""
     hashes: dict[str, str] = {}
     missing = []
-    for path in paths:
+    for name, path in paths.items():
         try:
-            hashes[str(path)] = hashlib.sha256(path.read_bytes()).hexdigest()
+            hashes[name] = hashlib.sha256(path.read_bytes()).hexdigest()
         except FileNotFoundError:
             missing.append(str(path))
     if missing:
@@ -103,12 +105,17 @@ _LABELS = {
 }
 
 
-def changes(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[str]:
-    """Human-readable differences between two frozen configurations."""
+def changes(
+    before: Mapping[str, Any], after: Mapping[str, Any], ignore: Sequence[str] = ()
+) -> list[str]:
+    """Human-readable differences between two frozen configurations (parts whose key starts
+    with one of ``ignore`` are skipped)."""
     old, new = _flatten(before), _flatten(after)
     found = []
     for key in sorted(set(old) | set(new)):
         if key in _IGNORED or key.endswith(".sha256") and key.startswith("agent_"):
+            continue
+        if any(key.startswith(prefix) for prefix in ignore):
             continue
         if old.get(key) != new.get(key):
             label = _LABELS.get(key) or key.replace("agent_settings.value.", "agent setting ")
@@ -131,6 +138,26 @@ def _show(value: Any) -> str:
         if len(text) == 64 and all(c in "0123456789abcdef" for c in text)
         else (text if len(text) <= 60 else text[:57] + "...")
     )
+
+
+def check_lock(
+    locked: Sequence[Mapping[str, Any]] | None,
+    current: Sequence[Mapping[str, Any]],
+    override_reason: str | None,
+    locked_by: str = "",
+) -> list[dict[str, Any]]:
+    """Refuse (``ConfigError``) thresholds looser than the locked ones unless the run is
+    overridden with a reason; return the loosenings that the override lets through."""
+    found = loosened(locked or [], current)
+    if found and not (override_reason and override_reason.strip()):
+        lines = "\n".join(f"  {f['measure']}: {f['change']}" for f in found)
+        who = f" by {locked_by}" if locked_by else ""
+        raise ConfigError(
+            f"these thresholds are looser than the ones locked{who} for this question set:"
+            f"\n{lines}\nrestore them, or run with --override-thresholds "
+            "--reason \"…\" (the loosening is then printed in red on the scorecard)"
+        )
+    return found
 
 
 def loosened(

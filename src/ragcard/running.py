@@ -9,7 +9,9 @@ change during the run holds the decision.
 from __future__ import annotations
 
 import asyncio
+import getpass
 import json
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -30,7 +32,8 @@ from ragcard.evaluation import (
     scoring_settings,
     write_outputs,
 )
-from ragcard.governance import declared_inputs
+from ragcard.governance import changes, check_lock, declared_inputs, frozen_configuration
+from ragcard.history import HistoryStore, RunEntry, ThresholdLock, default_history_url
 from ragcard.judges.base import Judge
 from ragcard.metrics.base import AttemptFailure
 from ragcard.questions import Question
@@ -38,7 +41,15 @@ from ragcard.results import AttemptRecord, ResultsLog, read_results
 from ragcard.runner import AttemptError, AttemptOutcome, RunSettings, run_attempts
 from ragcard.scoring import default_layers
 
-__all__ = ["build_run_judge", "load_project_inputs", "run_evaluation"]
+__all__ = [
+    "build_run_judge",
+    "freeze",
+    "load_project_inputs",
+    "lock_project_thresholds",
+    "project_history_url",
+    "run_evaluation",
+    "stale_inputs",
+]
 
 
 def build_run_judge(config: Config) -> Judge | None:
@@ -72,15 +83,21 @@ def run_evaluation(
     retrieval_only: bool = False,
     progress: bool = True,
     eval_dir: str | Path | None = None,
+    history_url: str | None = None,
+    override_reason: str | None = None,
+    by: str | None = None,
 ) -> EvaluationResult:
     """Run the agent of a ``ragcard.toml`` project on its questions and score the answers.
 
-    The run is saved under ``eval_dir`` (default: ``[run] eval_dir`` beside ragcard.toml).
+    The run is saved under ``eval_dir`` (default: ``[run] eval_dir`` beside ragcard.toml) and
+    indexed in the run history (``history_url``, default ``[history] url`` or the project's
+    SQLite file). Thresholds looser than the ones locked for this question set are refused
+    unless ``override_reason`` is given; the override is then shown on the scorecard.
     """
     config = load_config(config_path)
     if not config.agent:
         raise ConfigError(f"{config.path}: no [agent] table: say which agent to call")
-    declared = [config.resolve(p) for p in config.project.inputs]
+    declared = {name: config.resolve(name) for name in config.project.inputs}
     before = declared_inputs(declared)
     inputs = load_project_inputs(config)
     run = config.run.model_copy(
@@ -94,6 +111,12 @@ def run_evaluation(
     spec = config.agent_spec()
     if agent_options:
         spec["options"] = {**spec.get("options", {}), **agent_options}
+    store = HistoryStore(history_url or project_history_url(config))
+    who = by or getpass.getuser()
+    lock = store.locked_thresholds(config.project.name, inputs.questions.sha256)
+    current = [th.model_dump() for th in inputs.thresholds.items]
+    loosening = check_lock(lock.thresholds if lock else None, current, override_reason,
+                           lock.locked_by if lock else "")
     judge = build_run_judge(config)
     settings = scoring_settings(
         run.run_date, run.k, run.non_abstaining_flags, retrieval_only, judge
@@ -150,10 +173,39 @@ def run_evaluation(
             "inputs": before,
         },
     )
-    header = {"project": config.project.name, "kit": config.project.kit}
+    block["frozen"] = freeze(config, inputs, judge, before)
+    header: dict[str, Any] = {"project": config.project.name, "kit": config.project.kit}
+    if loosening:
+        header["override"] = {"by": who, "reason": override_reason, "loosened": loosening}
     eval_path = Path(eval_dir) if eval_dir is not None else config.resolve(run.eval_dir)
-    return write_outputs(
+    result = write_outputs(
         scorer, inputs.thresholds, block, out, header, results_path, eval_path, changed
+    )
+    with store:
+        entry = store.record_run(result.scorecard.to_json(), out)
+        if loosening:
+            store.record_override(entry.id, who, override_reason or "", loosening)
+    return result
+
+
+def project_history_url(config: Config) -> str:
+    """``$RAGCARD_HISTORY_URL`` > ``[history] url`` > the project's SQLite file."""
+    return os.environ.get("RAGCARD_HISTORY_URL") or config.history.url or (
+        default_history_url(config.base_dir))
+
+
+def freeze(config: Config, inputs: Inputs, judge: Judge | None,
+           declared: dict[str, str]) -> dict[str, Any]:
+    """The frozen configuration of a project as it stands (``ragcard stale`` compares two)."""
+    return frozen_configuration(
+        questions={"sha256": inputs.questions.sha256,
+                   "version": inputs.question_set_version},
+        corpus={"sha256": inputs.corpus.sha256, "version": inputs.corpus_version},
+        thresholds={"sha256": inputs.thresholds.sha256},
+        agent_config=config.agent, agent_settings={}, inputs=declared,
+        judge=judge.identity.to_json() if judge else {"name": "none"},
+        run={"k": config.run.k, "attempts": config.run.attempts,
+             "run_date": config.run.run_date.isoformat() if config.run.run_date else None},
     )
 
 
@@ -291,3 +343,36 @@ def _record_from_outcome(outcome: AttemptOutcome) -> AttemptRecord:
         outcome.started_at,
         outcome.tries,
     )
+
+
+def lock_project_thresholds(
+    config_path: str | Path, by: str, history_url: str | None = None
+) -> ThresholdLock:
+    """Record the project's thresholds file (hash, content, who, when) as locked for its
+    question set: later runs with looser thresholds are refused."""
+    config = load_config(config_path)
+    inputs = load_project_inputs(config)
+    with HistoryStore(history_url or project_history_url(config)) as store:
+        return store.lock_thresholds(
+            config.project.name, inputs.questions.sha256, inputs.thresholds.sha256,
+            [t.model_dump() for t in inputs.thresholds.items], by)
+
+
+def stale_inputs(
+    config_path: str | Path, history_url: str | None = None
+) -> tuple[RunEntry | None, list[str]]:
+    """What changed in the frozen inputs since the project's last recorded run (``ragcard
+    stale``). Agent settings reported only in responses are not compared: declare prompt,
+    policy and canned-reply files under ``[project] inputs`` so that their changes show."""
+    config = load_config(config_path)
+    inputs = load_project_inputs(config)
+    declared = declared_inputs({n: config.resolve(n) for n in config.project.inputs})
+    current = freeze(config, inputs, build_run_judge(config), declared)
+    with HistoryStore(history_url or project_history_url(config)) as store:
+        last = store.last_run(config.project.name)
+    if last is None:
+        return None, ["no run of this project is recorded: run `ragcard run` first"]
+    frozen = last.config.get("frozen")
+    if not frozen:
+        return last, ["the last run recorded no frozen configuration: run again"]
+    return last, changes(frozen, current, ignore=("agent_settings",))

@@ -72,14 +72,15 @@ def test_run_refuses_to_clobber_then_resumes(tmp_path: Path) -> None:
     project = Path(__file__).resolve().parents[2] / "examples" / "handbook"
     out = tmp_path / "out"
     first = runner.invoke(app, ["run", str(project), "--out", str(out), "--attempts", "1",
-                                "--no-progress"])
+                                "--no-progress", "--eval-dir", str(tmp_path / "eval")])
     assert first.exit_code in (0, 1), first.output
     lines = (out / "results.jsonl").read_text().splitlines()
     assert len(lines) == 185
     again = runner.invoke(app, ["run", str(project), "--out", str(out), "--attempts", "1"])
     assert again.exit_code == 2 and "--resume" in again.output
     resumed = runner.invoke(app, ["run", str(project), "--out", str(out), "--attempts", "1",
-                                  "--resume", "--no-progress"])
+                                  "--resume", "--no-progress", "--eval-dir",
+                                  str(tmp_path / "eval")])
     assert resumed.exit_code == first.exit_code
     assert (out / "results.jsonl").read_text().splitlines() == lines  # nothing redone
     changed = runner.invoke(app, ["run", str(project), "--out", str(out), "--attempts", "2",

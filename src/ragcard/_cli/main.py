@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import typer
 
+from ragcard._cli.governance import stale_command, thresholds_app
+from ragcard._cli.history import history_command, ship_command
 from ragcard._cli.init import init_command
 from ragcard._cli.questions import questions_app
 from ragcard._cli.run import run_command
@@ -23,6 +25,10 @@ app.command("run")(run_command)
 app.command("score")(score_command)
 app.command("init")(init_command)
 app.command("trec", context_settings={"allow_interspersed_args": True})(trec_command)
+app.command("history")(history_command)
+app.command("ship")(ship_command)
+app.command("stale")(stale_command)
+app.add_typer(thresholds_app, name="thresholds")
 app.command("sign")(sign_command)
 app.command("verify")(verify_command)
 

@@ -32,6 +32,14 @@ def _options(pairs: list[str]) -> dict[str, object]:
     return options
 
 
+def _override(override: bool, reason: str | None) -> str | None:
+    if reason and not override:
+        raise ConfigError("--reason goes with --override-thresholds")
+    if override and not (reason and reason.strip()):
+        raise ConfigError("--override-thresholds needs --reason \"why\"")
+    return reason if override else None
+
+
 @user_errors
 def run_command(
     config: Annotated[
@@ -55,6 +63,17 @@ def run_command(
         ),
     ] = False,
     progress: Annotated[bool, typer.Option(help="show a progress bar")] = True,
+    eval_dir: Annotated[Path | None, typer.Option(
+        help="where the run is saved as <date>-<corpus_version>-<model>.jsonl "
+        "(default: [run] eval_dir)")] = None,
+    db: Annotated[str | None, typer.Option(
+        "--db", help="run history URL (default: $RAGCARD_HISTORY_URL, [history] url, or "
+        "ragcard-history.sqlite beside ragcard.toml)")] = None,
+    override_thresholds: Annotated[bool, typer.Option(
+        "--override-thresholds", help="run although thresholds are looser than the locked "
+        "ones (needs --reason; shown in red on the scorecard)")] = False,
+    reason: Annotated[str | None, typer.Option(help="why the override is justified")] = None,
+    by: Annotated[str | None, typer.Option(help="who runs it (default: the OS user)")] = None,
 ) -> None:
     """Run the agent of a project on its questions, score every layer and decide ship/hold."""
     if attempts is not None and attempts < 3:
@@ -72,6 +91,10 @@ def run_command(
         concurrency=concurrency,
         retrieval_only=retrieval_only,
         progress=progress,
+        eval_dir=eval_dir,
+        history_url=db,
+        override_reason=_override(override_thresholds, reason),
+        by=by,
     )
     print_scorecard(result.scorecard, Console())
     err.print(

@@ -93,6 +93,7 @@ def _header(card: Scorecard) -> list[str]:
         f"**Decision: {card.decision.decision.upper()}**"
         + ("" if card.decision.decision == "ship" else " — " + "; ".join(card.decision.reasons)),
         "",
+        *_override_lines(h.get("override")),
         "| | |",
         "|---|---|",
         f"| Date | {h.get('created_at', '')} (run date {cfg.get('run', {}).get('run_date', '')}) |",
@@ -118,6 +119,16 @@ def _header(card: Scorecard) -> list[str]:
         f"| Signed | {h.get('signed') or 'not signed'} |",
     ]
     return lines
+
+
+def _override_lines(override: dict[str, Any] | None) -> list[str]:
+    """A loosening of locked thresholds, shown in red wherever the scorecard goes."""
+    if not override:
+        return []
+    lines = [f"🔴 **THRESHOLDS LOOSENED AFTER THEY WERE LOCKED** — by {_cell(override['by'])}: "
+             f"“{_cell(override['reason'])}”", ""]
+    lines += [f"- 🔴 `{f['measure']}`: {f['change']}" for f in override["loosened"]]
+    return [*lines, ""]
 
 
 def _diagnosis_rows(causes: list[dict[str, Any]]) -> list[str]:

@@ -67,6 +67,12 @@ def print_scorecard(card: Scorecard, console: Console | None = None) -> None:
         f"· agent {config['agent'].get('name')} ({config['agent'].get('model')}) · judge "
         f"{config['judge'].get('name')} · attempts {config['run'].get('attempts')}"
     )
+    override = header.get("override")
+    if override:
+        console.print(f"[bold red]THRESHOLDS LOOSENED AFTER THEY WERE LOCKED — by "
+                      f"{override['by']}: {override['reason']}[/]", highlight=False)
+        for found in override["loosened"]:
+            console.print(f"[red]  • {found['measure']}: {found['change']}[/]", highlight=False)
     console.print(_thresholds(card))
     console.print(_measures(card))
     if card.causes:
