@@ -16,7 +16,7 @@ import shutil
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ragcard import __version__
 from ragcard._scorer import AttemptScorer
@@ -31,6 +31,9 @@ from ragcard.responses import RecordedResponse, load_responses
 from ragcard.results import AttemptRecord, ResultsLog
 from ragcard.scoring import default_layers
 from ragcard.thresholds import Thresholds, decide, load_thresholds
+
+if TYPE_CHECKING:
+    from ragcard.baseline import Comparison
 
 __all__ = [
     "EvaluationResult",
@@ -60,14 +63,19 @@ class Inputs:
 
 @dataclass(frozen=True, slots=True)
 class EvaluationResult:
+    """What a run produced; ``comparison`` is the regression gate's verdict when the run was
+    compared with a baseline (``ragcard run --baseline``)."""
+
     scorecard: Scorecard
     out_dir: Path
     results_path: Path
     eval_path: Path | None
+    comparison: Comparison | None = None
 
     @property
     def exit_code(self) -> int:
-        return 0 if self.scorecard.decision.decision == "ship" else 1
+        gate_failed = self.comparison is not None and self.comparison.gate == "fail"
+        return 0 if self.scorecard.decision.decision == "ship" and not gate_failed else 1
 
 
 def check_references(questions: QuestionSet, corpus: Corpus) -> list[Problem]:

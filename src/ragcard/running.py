@@ -9,6 +9,7 @@ change during the run holds the decision.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import getpass
 import json
 import os
@@ -21,6 +22,7 @@ from pydantic import ValidationError
 from ragcard._jsonl import problems_from_validation
 from ragcard._scorer import AttemptScorer
 from ragcard.adapters import Adapter, build_adapter
+from ragcard.baseline import compare_runs
 from ragcard.config import Config, load_config
 from ragcard.errors import ConfigError, InputError, Problem
 from ragcard.evaluation import (
@@ -37,6 +39,7 @@ from ragcard.history import HistoryStore, RunEntry, ThresholdLock, default_histo
 from ragcard.judges.base import Judge
 from ragcard.metrics.base import AttemptFailure
 from ragcard.questions import Question
+from ragcard.report.comparison import render_comparison_markdown
 from ragcard.results import AttemptRecord, ResultsLog, read_results
 from ragcard.runner import AttemptError, AttemptOutcome, RunSettings, run_attempts
 from ragcard.scoring import default_layers
@@ -86,6 +89,7 @@ def run_evaluation(
     history_url: str | None = None,
     override_reason: str | None = None,
     by: str | None = None,
+    baseline: str | None = None,
 ) -> EvaluationResult:
     """Run the agent of a ``ragcard.toml`` project on its questions and score the answers.
 
@@ -93,6 +97,8 @@ def run_evaluation(
     indexed in the run history (``history_url``, default ``[history] url`` or the project's
     SQLite file). Thresholds looser than the ones locked for this question set are refused
     unless ``override_reason`` is given; the override is then shown on the scorecard.
+    With ``baseline`` (``"shipped"`` for the last shipped run, or a run id/folder) the run is
+    compared with it and a failing regression gate holds the exit code.
     """
     config = load_config(config_path)
     if not config.agent:
@@ -115,8 +121,10 @@ def run_evaluation(
     who = by or getpass.getuser()
     lock = store.locked_thresholds(config.project.name, inputs.questions.sha256)
     current = [th.model_dump() for th in inputs.thresholds.items]
-    loosening = check_lock(lock.thresholds if lock else None, current, override_reason,
-                           lock.locked_by if lock else "")
+    loosening = check_lock(
+        lock.thresholds if lock else None, current, override_reason, lock.locked_by if lock else ""
+    )
+    base = _baseline_run(store, baseline, config.project.name, inputs.questions.sha256, out)
     judge = build_run_judge(config)
     settings = scoring_settings(
         run.run_date, run.k, run.non_abstaining_flags, retrieval_only, judge
@@ -185,27 +193,62 @@ def run_evaluation(
         entry = store.record_run(result.scorecard.to_json(), out)
         if loosening:
             store.record_override(entry.id, who, override_reason or "", loosening)
-    return result
+    if base is None:
+        return result
+    comparison = compare_runs(
+        base.out_dir,
+        out,
+        tolerances=config.baseline.tolerance,
+        default_tolerance=config.baseline.default_tolerance,
+    )
+    (out / "comparison.md").write_text(render_comparison_markdown(comparison), encoding="utf-8")
+    return dataclasses.replace(result, comparison=comparison)
+
+
+def _baseline_run(
+    store: HistoryStore, ref: str | None, project: str, questions_sha: str, out: Path
+) -> RunEntry | None:
+    if ref is None:
+        return None
+    entry = store.last_shipped(project, questions_sha) if ref == "shipped" else store.get(ref)
+    if entry is None:
+        raise ConfigError(
+            f"no shipped run of {project!r} on this question set to compare "
+            "with: ship one with `ragcard ship RUN --by NAME`, or pass a run id"
+        )
+    if Path(entry.out_dir).resolve() == out.resolve():
+        raise ConfigError(
+            f"the baseline run lives in {out}, which this run would overwrite: pass another --out"
+        )
+    return entry
 
 
 def project_history_url(config: Config) -> str:
     """``$RAGCARD_HISTORY_URL`` > ``[history] url`` > the project's SQLite file."""
-    return os.environ.get("RAGCARD_HISTORY_URL") or config.history.url or (
-        default_history_url(config.base_dir))
+    return (
+        os.environ.get("RAGCARD_HISTORY_URL")
+        or config.history.url
+        or (default_history_url(config.base_dir))
+    )
 
 
-def freeze(config: Config, inputs: Inputs, judge: Judge | None,
-           declared: dict[str, str]) -> dict[str, Any]:
+def freeze(
+    config: Config, inputs: Inputs, judge: Judge | None, declared: dict[str, str]
+) -> dict[str, Any]:
     """The frozen configuration of a project as it stands (``ragcard stale`` compares two)."""
     return frozen_configuration(
-        questions={"sha256": inputs.questions.sha256,
-                   "version": inputs.question_set_version},
+        questions={"sha256": inputs.questions.sha256, "version": inputs.question_set_version},
         corpus={"sha256": inputs.corpus.sha256, "version": inputs.corpus_version},
         thresholds={"sha256": inputs.thresholds.sha256},
-        agent_config=config.agent, agent_settings={}, inputs=declared,
+        agent_config=config.agent,
+        agent_settings={},
+        inputs=declared,
         judge=judge.identity.to_json() if judge else {"name": "none"},
-        run={"k": config.run.k, "attempts": config.run.attempts,
-             "run_date": config.run.run_date.isoformat() if config.run.run_date else None},
+        run={
+            "k": config.run.k,
+            "attempts": config.run.attempts,
+            "run_date": config.run.run_date.isoformat() if config.run.run_date else None,
+        },
     )
 
 
@@ -354,8 +397,12 @@ def lock_project_thresholds(
     inputs = load_project_inputs(config)
     with HistoryStore(history_url or project_history_url(config)) as store:
         return store.lock_thresholds(
-            config.project.name, inputs.questions.sha256, inputs.thresholds.sha256,
-            [t.model_dump() for t in inputs.thresholds.items], by)
+            config.project.name,
+            inputs.questions.sha256,
+            inputs.thresholds.sha256,
+            [t.model_dump() for t in inputs.thresholds.items],
+            by,
+        )
 
 
 def stale_inputs(

@@ -83,3 +83,21 @@ def test_history_and_ship(project: Path) -> None:
                                   str(project)])
     # the reference agent's run is a HOLD: shipping it needs an override first
     assert shipped.exit_code == 2, shipped.output
+
+
+def test_run_against_the_shipped_baseline_gates_a_regression(project: Path) -> None:
+    thresholds = project / "thresholds.toml"  # a lenient gate so the clean run can ship
+    thresholds.write_text('[[threshold]]\nmeasure = "access_leaks"\ncomparison = "<="\n'
+                          'value = 0\ntype = "must-pass"\nreason = "no leaks"\n')
+    assert run(project, "base").exit_code == 0
+    shipped = runner.invoke(app, ["ship", str(project / "base"), "--by", "Ada", "--project",
+                                  str(project)])
+    assert shipped.exit_code == 0, shipped.output
+    same = run(project, "same", "--baseline", "shipped")
+    assert same.exit_code == 0, same.output
+    stale = run(project, "stale", "--baseline", "shipped", "-o", 'faults=["keep_superseded"]')
+    assert stale.exit_code == 1
+    comment = (project / "stale" / "comparison.md").read_text()
+    assert "regression gate: ❌ fail" in comment and "HB-0166" in comment
+    clobber = run(project, "base", "--baseline", "shipped")
+    assert clobber.exit_code == 2 and "overwrite" in clobber.output

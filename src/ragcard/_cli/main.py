@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import typer
 
+from ragcard._cli.compare import compare_command
 from ragcard._cli.governance import stale_command, thresholds_app
 from ragcard._cli.history import history_command, ship_command
 from ragcard._cli.init import init_command
@@ -25,6 +26,7 @@ app.command("run")(run_command)
 app.command("score")(score_command)
 app.command("init")(init_command)
 app.command("trec", context_settings={"allow_interspersed_args": True})(trec_command)
+app.command("compare")(compare_command)
 app.command("history")(history_command)
 app.command("ship")(ship_command)
 app.command("stale")(stale_command)

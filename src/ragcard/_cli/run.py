@@ -9,6 +9,7 @@ import typer
 from rich.console import Console
 
 from ragcard._cli._common import err, user_errors
+from ragcard._cli.compare import print_comparison
 from ragcard.errors import ConfigError
 from ragcard.report.terminal import print_scorecard
 from ragcard.running import run_evaluation
@@ -36,7 +37,7 @@ def _override(override: bool, reason: str | None) -> str | None:
     if reason and not override:
         raise ConfigError("--reason goes with --override-thresholds")
     if override and not (reason and reason.strip()):
-        raise ConfigError("--override-thresholds needs --reason \"why\"")
+        raise ConfigError('--override-thresholds needs --reason "why"')
     return reason if override else None
 
 
@@ -63,17 +64,38 @@ def run_command(
         ),
     ] = False,
     progress: Annotated[bool, typer.Option(help="show a progress bar")] = True,
-    eval_dir: Annotated[Path | None, typer.Option(
-        help="where the run is saved as <date>-<corpus_version>-<model>.jsonl "
-        "(default: [run] eval_dir)")] = None,
-    db: Annotated[str | None, typer.Option(
-        "--db", help="run history URL (default: $RAGCARD_HISTORY_URL, [history] url, or "
-        "ragcard-history.sqlite beside ragcard.toml)")] = None,
-    override_thresholds: Annotated[bool, typer.Option(
-        "--override-thresholds", help="run although thresholds are looser than the locked "
-        "ones (needs --reason; shown in red on the scorecard)")] = False,
+    eval_dir: Annotated[
+        Path | None,
+        typer.Option(
+            help="where the run is saved as <date>-<corpus_version>-<model>.jsonl "
+            "(default: [run] eval_dir)"
+        ),
+    ] = None,
+    db: Annotated[
+        str | None,
+        typer.Option(
+            "--db",
+            help="run history URL (default: $RAGCARD_HISTORY_URL, [history] url, or "
+            "ragcard-history.sqlite beside ragcard.toml)",
+        ),
+    ] = None,
+    override_thresholds: Annotated[
+        bool,
+        typer.Option(
+            "--override-thresholds",
+            help="run although thresholds are looser than the locked "
+            "ones (needs --reason; shown in red on the scorecard)",
+        ),
+    ] = False,
     reason: Annotated[str | None, typer.Option(help="why the override is justified")] = None,
     by: Annotated[str | None, typer.Option(help="who runs it (default: the OS user)")] = None,
+    baseline: Annotated[
+        str | None,
+        typer.Option(
+            help="compare with 'shipped' (the last shipped run) or a run id/folder; a failing "
+            "regression gate exits 1"
+        ),
+    ] = None,
 ) -> None:
     """Run the agent of a project on its questions, score every layer and decide ship/hold."""
     if attempts is not None and attempts < 3:
@@ -95,8 +117,12 @@ def run_command(
         history_url=db,
         override_reason=_override(override_thresholds, reason),
         by=by,
+        baseline=baseline,
     )
     print_scorecard(result.scorecard, Console())
+    if result.comparison is not None:
+        print_comparison(result.comparison, Console())
+        err.print(f"wrote {result.out_dir}/comparison.md (fit for a pull-request comment)")
     err.print(
         f"wrote {result.out_dir}/scorecard.md, scorecard.json, results.jsonl"
         + (f"; run saved as {result.eval_path}" if result.eval_path else "")
