@@ -7,6 +7,7 @@ printed), 2 on bad usage or missing files.
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 from typing import Annotated
 
@@ -14,6 +15,7 @@ import typer
 
 from ragcard._cli._common import err, user_errors
 from ragcard.errors import ConfigError
+from ragcard.history import HistoryStore
 from ragcard.report.stamp import stamp_signed
 from ragcard.signing import new_keypair, sign_run, signature_line, verify_run
 
@@ -42,6 +44,9 @@ def sign_command(
     key: Annotated[Path, typer.Option("--key", help="your private key (PEM)")],
     by: Annotated[str, typer.Option("--by", help="your name, as it goes on the scorecard")],
     decision: Annotated[str, typer.Option("--decision", help="ship or hold")],
+    db: Annotated[str | None, typer.Option(
+        "--db", envvar="RAGCARD_HISTORY_URL",
+        help="also record the signature in this run history (the run must be recorded)")] = None,
 ) -> None:
     """Sign a run's result against the configuration it tested; writes RUN/signature.json."""
     if decision not in ("ship", "hold"):
@@ -49,6 +54,11 @@ def sign_command(
     signature = sign_run(run, key, by=by, decision="ship" if decision == "ship" else "hold")
     line = signature_line(run) or ""
     stamp_signed(run, line)
+    if db:
+        with HistoryStore(db) as store:
+            store.record_signature(str(run), by, signature.decision,
+                                   dt.datetime.fromisoformat(signature.signed_at),
+                                   signature.digests.get("scorecard", ""))
     typer.echo(line)
     err.print(f"wrote {signature.path}", highlight=False)
 
