@@ -45,7 +45,7 @@ def sign_command(
     by: Annotated[str, typer.Option("--by", help="your name, as it goes on the scorecard")],
     decision: Annotated[str, typer.Option("--decision", help="ship or hold")],
     db: Annotated[str | None, typer.Option(
-        "--db", envvar="RAGCARD_HISTORY_URL",
+        "--db",
         help="also record the signature in this run history (the run must be recorded)")] = None,
 ) -> None:
     """Sign a run's result against the configuration it tested; writes RUN/signature.json."""
