@@ -188,6 +188,33 @@ def _attribution(f: _Facts) -> Diagnosis | None:
     )
 
 
+def _grounding(f: _Facts) -> Diagnosis | None:
+    if not f.evidence.get("unsupported_sentences"):
+        return None
+    if f.value(f"recall@{f.k}") == 0.0:
+        return None  # the retrieval miss explains it
+    return Diagnosis("grounding", "good recall, poor faithfulness",
+                     "outside knowledge, or too many passages", "cite-or-abstain contract; "
+                     "fewer, reranked passages", "grounding.unsupported")
+
+
+def _citation_support(f: _Facts) -> Diagnosis | None:
+    if not f.evidence.get("unsupported_citations"):
+        return None
+    return Diagnosis("citation", "citations that do not support the sentence",
+                     "citations attached after writing", "cite per sentence, from passage ids",
+                     "citation.unsupported")
+
+
+def _judged_wrong(f: _Facts) -> Diagnosis | None:
+    if not any("(judge)" in reason for reason in f.evidence.get("rubric_zero", [])):
+        return None
+    return Diagnosis("grounding", "answer judged wrong or mostly unsupported",
+                     "the answer does not say what the expected answer says",
+                     "compare the answer with the expected answer and the passages it drew on",
+                     "rubric.judged_wrong")
+
+
 _RULES: tuple[Callable[[_Facts], Diagnosis | None], ...] = (
     _leak,
     _superseded,
@@ -196,6 +223,9 @@ _RULES: tuple[Callable[[_Facts], Diagnosis | None], ...] = (
     _retrieval,
     _citation,
     _attribution,
+    _grounding,
+    _citation_support,
+    _judged_wrong,
 )
 
 

@@ -23,6 +23,7 @@ from ragcard._scorer import AttemptScorer
 from ragcard.corpus import Corpus, load_corpus
 from ragcard.errors import InputError, Problem
 from ragcard.judges.base import Judge
+from ragcard.judges.metaeval.calibration import calibration_line
 from ragcard.metrics.base import AttemptFailure, Layer, ScoringSettings
 from ragcard.questions import QuestionSet, load_questions
 from ragcard.report.markdown import render_markdown
@@ -150,7 +151,15 @@ def judge_block(judge: Judge | None, scorer: AttemptScorer) -> dict[str, Any]:
     if judge is None:
         return dict(NO_JUDGE)
     block = judge.identity.to_json()
-    if not block.get("calibration"):
+    calibration = block.pop("calibration", None)
+    if calibration:
+        block["calibration"] = {
+            "line": calibration_line(calibration),
+            "per_dataset": calibration_line(calibration, per_dataset=True),
+            "date": calibration.get("date"),
+            "datasets": [d.get("name") for d in calibration.get("datasets", [])],
+        }
+    else:
         block["note"] = "uncalibrated: no measurement against human labels is recorded"
     stats = getattr(judge, "stats", None)
     if callable(stats):

@@ -37,6 +37,8 @@ from ragcard.evaluation import (
 from ragcard.governance import changes, check_lock, declared_inputs, frozen_configuration
 from ragcard.history import HistoryStore, RunEntry, ThresholdLock, default_history_url
 from ragcard.judges.base import Judge
+from ragcard.judges.metaeval.calibration import load_calibration, shipped_calibration
+from ragcard.judges.registry import build_judge
 from ragcard.metrics.base import AttemptFailure
 from ragcard.questions import Question
 from ragcard.report.comparison import render_comparison_markdown
@@ -56,12 +58,20 @@ __all__ = [
 
 
 def build_run_judge(config: Config) -> Judge | None:
-    """The judge named in ``[judge]``, or None: there is no hidden default judge."""
+    """The judge named in ``[judge]`` with its calibration, or None: there is no hidden
+    default judge. ``calibration = "file.json"`` (from ``ragcard judges evaluate --save``)
+    says how it agrees with human labels; without it a built-in judge configured exactly as
+    ragcard's developers measured it carries their measurement, any other is uncalibrated."""
     if not config.judge:
         return None
-    from ragcard.judges.registry import build_judge
-
-    return build_judge(config.judge)
+    spec = dict(config.judge)
+    path = spec.pop("calibration", None)
+    judge = build_judge(spec)
+    record = (load_calibration(config.resolve(str(path))) if path
+              else shipped_calibration(judge.identity))
+    if record is not None:
+        judge.identity = dataclasses.replace(judge.identity, calibration=record)
+    return judge
 
 
 def load_project_inputs(config: Config) -> Inputs:

@@ -11,7 +11,7 @@ from typing import Any
 from ragcard.metrics.base import MetricValue, Unscored
 from ragcard.report.scorecard import Scorecard
 
-__all__ = ["format_value", "render_markdown"]
+__all__ = ["format_value", "judge_summary", "render_markdown"]
 
 
 def _cell(value: object) -> str:
@@ -110,7 +110,7 @@ def _header(card: Scorecard) -> list[str]:
         f"| Agent | {_cell(agent.get('name'))} · model {_cell(agent.get('model'))} · prompt "
         f"{_cell(agent.get('prompt_version'))} |",
         f"| Embeddings / index | {_cell(agent.get('embeddings'))} · {_cell(agent.get('index'))} |",
-        f"| Judge | {cfg.get('judge', {}).get('name')} — {cfg.get('judge', {}).get('note', '')} |",
+        f"| Judge | {_cell(judge_summary(cfg.get('judge', {})))} |",
         f"| Thresholds | {cfg.get('thresholds', {}).get('path')} (sha256 "
         f"{str(cfg.get('thresholds', {}).get('sha256', ''))[:12]}) |",
         f"| Attempts per item | {cfg.get('run', {}).get('attempts')} (must-pass: worst attempt; "
@@ -119,6 +119,26 @@ def _header(card: Scorecard) -> list[str]:
         f"| Signed | {h.get('signed') or 'not signed'} |",
     ]
     return lines
+
+
+def judge_summary(judge: dict[str, Any]) -> str:
+    """The judge, its settings and how it agrees with people — on every scorecard using it."""
+    name = judge.get("name", "none")
+    if name == "none":
+        return f"none — {judge.get('note', '')}"
+    parts = [name]
+    if judge.get("model"):
+        parts.append(f"model {judge['model']}")
+    if judge.get("prompt_version"):
+        parts.append(f"prompt {judge['prompt_version']}")
+    if judge.get("threshold") is not None:
+        parts.append(f"threshold {judge['threshold']:g}")
+    calibration = judge.get("calibration")
+    parts.append(calibration["per_dataset"].split(" · ", 1)[-1] if calibration else
+                 "UNCALIBRATED: no measurement against human labels")
+    if judge.get("failures"):
+        parts.append(f"{judge['failures']} judge failure(s)")
+    return " · ".join(parts)
 
 
 def _override_lines(override: dict[str, Any] | None) -> list[str]:

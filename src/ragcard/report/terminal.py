@@ -6,7 +6,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ragcard.metrics.base import MetricValue
-from ragcard.report.markdown import format_value
+from ragcard.report.markdown import format_value, judge_summary
 from ragcard.report.scorecard import Scorecard
 
 __all__ = ["print_scorecard"]
@@ -64,9 +64,10 @@ def print_scorecard(card: Scorecard, console: Console | None = None) -> None:
     console.rule(f"ragcard · {header.get('project', '')}")
     console.print(
         f"corpus {config['corpus'].get('version')} · questions n={config['questions'].get('n')} "
-        f"· agent {config['agent'].get('name')} ({config['agent'].get('model')}) · judge "
-        f"{config['judge'].get('name')} · attempts {config['run'].get('attempts')}"
+        f"· agent {config['agent'].get('name')} ({config['agent'].get('model')}) · attempts "
+        f"{config['run'].get('attempts')}"
     )
+    console.print(f"judge: {judge_summary(config['judge'])}", highlight=False)
     override = header.get("override")
     if override:
         console.print(f"[bold red]THRESHOLDS LOOSENED AFTER THEY WERE LOCKED — by "

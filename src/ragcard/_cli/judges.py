@@ -1,0 +1,136 @@
+"""``ragcard judges …`` — meta-evaluate a judge against human labels.
+
+``ragcard judges evaluate --judge lexical --dataset wice-100 --dataset begin`` runs the judge
+over the named human-labelled sets and prints, per dataset and pooled, n, balanced accuracy,
+F1, AUROC, Cohen's κ and the confusion matrix with intervals, the threshold and the part it was
+tuned on, and the published reference figures. Only parses options and calls
+:mod:`ragcard.judges.metaeval`: figures to stdout, diagnostics to stderr, bad input exits 2.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from ragcard._cli._common import err, user_errors
+from ragcard.errors import ConfigError
+from ragcard.judges.metaeval import (
+    DEFAULT_DATA_DIR,
+    ThresholdMode,
+    calibration_line,
+    evaluate_judge,
+    format_meta_evaluation,
+    load_datasets,
+    save_calibration,
+)
+from ragcard.judges.metaeval.examples import SPLIT_SEED
+from ragcard.judges.registry import build_judge
+
+__all__ = ["evaluate_command", "judges_app", "parse_options", "parse_threshold"]
+
+judges_app = typer.Typer(
+    name="judges",
+    help="Judges: measure a judge's agreement with human labels before trusting it.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+@judges_app.callback()
+def judges_callback() -> None:
+    """Judges: measure a judge's agreement with human labels before trusting it."""
+    # A callback keeps `evaluate` a named subcommand (Typer collapses a lone command).
+
+
+def parse_options(pairs: list[str]) -> dict[str, Any]:
+    """``key=value`` pairs → options; values are read as TOML (``0.5``, ``true``, ``"x"``),
+    and as plain strings when they are not valid TOML."""
+    options: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(f"--option expects key=value, got {pair!r}")
+        try:
+            options[key.strip()] = tomllib.loads(f"value = {raw}")["value"]
+        except tomllib.TOMLDecodeError:
+            options[key.strip()] = raw
+    return options
+
+
+def parse_threshold(text: str) -> ThresholdMode:
+    """``tune`` | ``judge`` | a number in [0, 1]."""
+    if text == "tune":
+        return "tune"
+    if text == "judge":
+        return "judge"
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0.0 <= value <= 1.0:
+        raise ConfigError(
+            f"--threshold must be 'tune', 'judge' or a number in [0, 1], got {text!r}"
+        )
+    return value
+
+
+@judges_app.command("evaluate")
+@user_errors
+def evaluate_command(
+    judge: Annotated[str, typer.Option("--judge", help="Judge backend, e.g. lexical.")],
+    options: Annotated[
+        list[str] | None,
+        typer.Option("--option", metavar="KEY=VALUE", help="Judge option, repeatable."),
+    ] = None,
+    datasets: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--dataset",
+            metavar="NAME|PATH.jsonl",
+            help="wice (all 358 claims), wice-100 (published subset), begin, faithbench, or "
+            "your labels file; repeatable. Default: wice-100, begin, faithbench.",
+        ),
+    ] = None,
+    data_dir: Annotated[
+        Path, typer.Option("--data-dir", help="Folder holding wice/, begin/, faithbench/.")
+    ] = DEFAULT_DATA_DIR,
+    limit: Annotated[
+        int | None,
+        typer.Option("--limit", metavar="N", help="First N examples of each part only."),
+    ] = None,
+    threshold: Annotated[
+        str,
+        typer.Option(
+            "--threshold",
+            help="tune (on the dev part, report the test part), judge (the judge's own "
+            "labels), or a number.",
+        ),
+    ] = "tune",
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the dev/test hash split.")] = (
+        SPLIT_SEED
+    ),
+    save: Annotated[
+        Path | None, typer.Option("--save", help="Write the calibration JSON here.")
+    ] = None,
+    breakdowns: Annotated[
+        bool, typer.Option("--breakdowns/--no-breakdowns", help="Per length/group/position.")
+    ] = True,
+) -> None:
+    """Measure a judge against human labels: per dataset and pooled, with intervals."""
+    mode = parse_threshold(threshold)
+    built = build_judge({"backend": judge, **parse_options(options or [])})
+    names = datasets or ["wice-100", "begin", "faithbench"]
+    loaded = load_datasets(names, data_dir, limit, seed)
+    evaluation = evaluate_judge(built, loaded, threshold=mode)
+    typer.echo(format_meta_evaluation(evaluation, breakdowns), nl=False)
+    if save is not None:
+        record = save_calibration(evaluation, save)
+        err.print(f"calibration written to {save}: {calibration_line(record)}", highlight=False)
+
+
+if __name__ == "__main__":  # `python -m ragcard._cli.judges evaluate …` before it is registered
+    judges_app()
