@@ -83,3 +83,11 @@ def test_retrieval_only_scores_retrieval_and_says_why_not_the_rest(tmp_path: Pat
     assert "recall@5" in card["metrics"] and "access_leaks" in card["metrics"]
     assert card["unscored"]["correct_abstention"].startswith("retrieval-only run")
     assert card["config"]["run"]["mode"] == "retrieval"
+
+
+def test_scorecard_names_the_judge_and_its_calibration(baseline: dict) -> None:
+    judge = baseline["config"]["judge"]
+    assert judge["name"] == "lexical" and judge["threshold"] == 0.74
+    assert "human labels (WiCE)" in judge["calibration"]["per_dataset"]
+    for name in ("faithfulness", "citation_accuracy", "rubric_mean"):
+        assert name in baseline["metrics"], name
