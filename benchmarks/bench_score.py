@@ -15,7 +15,11 @@ For each size (10,000 / 25,000 / 50,000 item-attempts by default), in a fresh su
 * Ragas (in its own virtualenv, ``--ragas-python``): ``IDBasedContextPrecision`` and
   ``IDBasedContextRecall`` only, on the same files: once as ``single_turn_ascore`` awaited in a
   loop (the fastest honest way found), once through ``evaluate()`` on an ``EvaluationDataset``.
-  Both include reading the two JSON Lines files and building the ``SingleTurnSample`` objects.
+  Both include reading the two JSON Lines files and building the ``SingleTurnSample`` objects;
+* at the largest size, ragcard again with only its retrieval (+ abstention) layers.
+
+Wall and CPU seconds are both recorded (with the load average): on a shared machine, compare CPU.
+``--repeat N`` keeps the fastest of N fresh processes per point.
 
 The per-attempt values of both tools are then compared on the largest size, case by case: they
 agree wherever both are defined; Ragas gives NaN where ragcard's SPEC §7 fixes a value (no gold:
