@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from ragcard._cli._common import err, user_errors
-from ragcard.running import lock_project_thresholds, stale_inputs
+from ragcard.project import lock_project_thresholds, stale_inputs
 
 _PROJECT = typer.Argument(help="project folder holding ragcard.toml, or the file")
 _DB = typer.Option("--db", help="run history URL (default: $RAGCARD_HISTORY_URL, [history] "
