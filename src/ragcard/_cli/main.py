@@ -9,6 +9,7 @@ from ragcard._cli.governance import stale_command, thresholds_app
 from ragcard._cli.history import history_command, ship_command
 from ragcard._cli.init import init_command
 from ragcard._cli.judges import judges_app
+from ragcard._cli.judges_local import install_local_command
 from ragcard._cli.questions import questions_app
 from ragcard._cli.run import run_command
 from ragcard._cli.score import score_command
@@ -38,6 +39,7 @@ app.command("verify")(verify_command)
 keys_app = typer.Typer(help="Signing keys.", no_args_is_help=True)
 keys_app.command("new")(keys_new_command)
 app.add_typer(keys_app, name="keys")
+judges_app.command("install-local")(install_local_command)
 app.add_typer(judges_app, name="judges", help="Judges: measure them against human labels.")
 app.add_typer(questions_app, name="questions", help="Golden-set tooling: check, split, "
               "agreement, import.")

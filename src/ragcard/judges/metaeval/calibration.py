@@ -83,8 +83,10 @@ def load_calibration(path: Path) -> dict[str, Any]:
     try:
         record = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise ConfigError(f"{path}: calibration file not found — write one with `ragcard "
-                          "judges evaluate --judge … --save FILE`") from None
+        raise ConfigError(
+            f"{path}: calibration file not found — write one with `ragcard "
+            "judges evaluate --judge … --save FILE`"
+        ) from None
     except json.JSONDecodeError as error:
         raise ConfigError(f"{path}: not a calibration record ({error})") from None
     if not isinstance(record, dict) or record.get("schema") != CALIBRATION_SCHEMA:
@@ -100,9 +102,11 @@ def shipped_calibration(identity: JudgeIdentity) -> dict[str, Any] | None:
         return None
     record: dict[str, Any] = json.loads(resource.read_text(encoding="utf-8"))
     measured = record.get("judge", {})
-    same = (measured.get("threshold") == identity.threshold
-            and measured.get("settings") == identity.settings
-            and measured.get("model") == identity.model)
+    same = (
+        measured.get("threshold") == identity.threshold
+        and measured.get("settings") == identity.settings
+        and measured.get("model") == identity.model
+    )
     return record if same else None
 
 

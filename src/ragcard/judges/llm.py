@@ -1,0 +1,352 @@
+"""The ``llm`` judge: any OpenAI-compatible chat endpoint, through :mod:`httpx`.
+
+TOML (``[judge]`` table)::
+
+    [judge]
+    backend = "llm"
+    base_url = "http://127.0.0.1:8080/v1"  # …/chat/completions is appended
+    model = "qwen2.5-7b-instruct"
+    api_key_env = "OPENAI_API_KEY"     # the NAME of the variable; keys live only in the env
+    threshold = 0.5                    # a "supported" verdict scoring below it counts as not
+    response_format = "auto"           # or json_schema | json_object_schema | json_object | none
+    seed = 0                           # sent while the server accepts it; null: never sent
+    timeout_s = 60                     # per request, whole
+    max_retries = 4                    # on 429, 5xx, timeouts and connection errors
+    parse_retries = 2                  # on an unusable reply (asks again, saying what was wrong)
+    concurrency = 4                    # requests in flight at once
+    requests_per_minute = 60           # token bucket; absent: no limit
+    backoff_s = 1.0                    # first retry delay, doubled each time, with jitter
+    backoff_max_s = 30
+    max_tokens = 1024                  # absent: sized from the number of claims
+    cache = true                       # or a path; false: no cache
+    price_prompt_per_1k = 0.00015      # optional, for the cost line of the scorecard
+    price_completion_per_1k = 0.0006
+    extra_body = {}                    # added to every request body
+
+Structured output, ``auto``: ask for ``json_schema`` (OpenAI); when the server rejects it
+(HTTP 400/422 about the response format — llama-cpp-python's server does) fall back to
+``{"type": "json_object", "schema": …}`` (llama.cpp: grammar-constrained), then to plain
+``json_object``, then to none. The mode that works is kept for the rest of the judge's life and
+shown in its identity. Temperature is always 0.
+
+Failures: transport errors are retried with exponential backoff and jitter (Retry-After
+honoured); an unusable reply is retried ``parse_retries`` times; then :class:`JudgeError`,
+which the metric records on the item. The API key is read from the environment at each
+request and appears in no identity, message or cache entry.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import os
+import random
+import time
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any, Literal, Self
+
+import httpx
+from pydantic import Field
+
+from ragcard.errors import ConfigError
+from ragcard.judges.base import JudgeContext, JudgeError, JudgeIdentity
+from ragcard.judges.cache import ChatOptions, estimate_tokens, load_options
+from ragcard.judges.prompts import PROMPT_VERSION, ChatJudge, Reply, truncate_raw, verdict_schema
+
+__all__ = ["MODES", "LlmJudge", "LlmOptions", "RateLimiter"]
+
+Mode = Literal["json_schema", "json_object_schema", "json_object", "none"]
+#: Structured-output modes, in fallback order.
+MODES: tuple[Mode, ...] = ("json_schema", "json_object_schema", "json_object", "none")
+_FORMAT_WORDS = ("response_format", "json_schema", "json_object", "schema", "grammar")
+
+
+def _request_refused(status: int, body: str) -> bool:
+    """Whether the server refused the request itself, so that a changed request may pass.
+
+    llama-cpp-python's server (0.3.x) reports a request that fails validation — a
+    ``json_schema`` response format among them — as HTTP 500, not 422: such a 500 is a
+    refusal, not an outage, and is not retried.
+    """
+    if status in (400, 422):
+        return True
+    lowered = body.lower()
+    return status >= 500 and "validation error" in lowered and "'body'" in lowered
+
+
+class LlmOptions(ChatOptions):
+    """The ``[judge]`` keys of the ``llm`` backend."""
+
+    base_url: str = Field(min_length=1)
+    model: str = Field(min_length=1)
+    api_key_env: str | None = None
+    response_format: Literal["auto", "json_schema", "json_object_schema", "json_object", "none"] = (
+        "auto"
+    )
+    timeout_s: float = Field(default=60.0, gt=0)
+    max_retries: int = Field(default=4, ge=0)
+    concurrency: int = Field(default=4, ge=1)
+    requests_per_minute: float | None = Field(default=None, gt=0)
+    backoff_s: float = Field(default=1.0, ge=0)
+    backoff_max_s: float = Field(default=30.0, ge=0)
+    price_prompt_per_1k: float | None = Field(default=None, ge=0)
+    price_completion_per_1k: float | None = Field(default=None, ge=0)
+    extra_body: dict[str, Any] = Field(default_factory=dict)
+
+
+class RateLimiter:
+    """A token bucket: at most ``per_minute`` acquisitions a minute, evenly spaced."""
+
+    def __init__(self, per_minute: float | None) -> None:
+        self.rate = per_minute / 60.0 if per_minute else None
+        self._tokens = 1.0
+        self._updated = time.monotonic()
+        self._lock = asyncio.Lock()
+
+    async def acquire(self) -> None:
+        """Wait until a request may be sent."""
+        if self.rate is None:
+            return
+        async with self._lock:
+            while True:
+                now = time.monotonic()
+                self._tokens = min(1.0, self._tokens + (now - self._updated) * self.rate)
+                self._updated = now
+                if self._tokens >= 1.0:
+                    self._tokens -= 1.0
+                    return
+                await asyncio.sleep((1.0 - self._tokens) / self.rate)
+
+
+class _LoopState:
+    """What belongs to one event loop: the client, the concurrency gate, the rate limiter."""
+
+    def __init__(self, options: LlmOptions, transport: httpx.AsyncBaseTransport | None) -> None:
+        self.loop = asyncio.get_running_loop()
+        self.client = httpx.AsyncClient(transport=transport, timeout=options.timeout_s)
+        self.gate = asyncio.Semaphore(options.concurrency)
+        self.limiter = RateLimiter(options.requests_per_minute)
+
+
+def _retry_after(response: httpx.Response) -> float | None:
+    value = response.headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, (when - datetime.now(UTC)).total_seconds())
+
+
+class LlmJudge(ChatJudge):
+    """Judges claims with a chat model behind an OpenAI-compatible HTTP endpoint."""
+
+    backend = "llm"
+
+    def __init__(
+        self, *, transport: httpx.AsyncBaseTransport | None = None, **options: Any
+    ) -> None:
+        """``options``: the ``[judge]`` keys (module docstring); ``transport``: for tests."""
+        self.options = load_options(LlmOptions, options, self.backend)
+        if self.options.api_key_env and self.options.api_key_env not in os.environ:
+            name = self.options.api_key_env
+            raise ConfigError(
+                f"judge 'llm': api_key_env = {name!r}, but ${name} is not set; "
+                f"export {name}=… before running"
+            )
+        super().__init__(
+            self.options,
+            self.options.model,
+            self.options.price_prompt_per_1k,
+            self.options.price_completion_per_1k,
+        )
+        url = httpx.URL(self.options.base_url.rstrip("/") + "/chat/completions")
+        if url.scheme not in ("http", "https") or not url.host:
+            raise ConfigError(
+                f"judge 'llm': base_url must be an http(s) URL such as "
+                f"'http://127.0.0.1:8080/v1', got {self.options.base_url!r}"
+            )
+        self._url = url
+        self._host = url.host + (f":{url.port}" if url.port else "")
+        start = self.options.response_format
+        self._mode: Mode = "json_schema" if start == "auto" else start
+        self._send_seed = self.options.seed is not None
+        self._transport = transport
+        self._state: _LoopState | None = None
+        self.identity = self._identity()
+
+    @classmethod
+    def from_config(cls, options: Mapping[str, Any]) -> Self:
+        """Build from the ``[judge]`` table (``backend``/``type`` keys are ignored)."""
+        return cls(**dict(options))
+
+    @property
+    def mode(self) -> Mode:
+        """The structured-output mode in use (after any fallback)."""
+        return self._mode
+
+    def _identity(self) -> JudgeIdentity:
+        settings = {
+            "host": self._host,
+            "mode": self._mode,
+            "temperature": 0,
+            "seed": self.options.seed if self._send_seed else None,
+            "cache": self.cache is not None,
+        }
+        return JudgeIdentity(
+            "llm", self.options.model, PROMPT_VERSION, self.options.threshold, None, settings
+        )
+
+    async def aclose(self) -> None:
+        """Close the HTTP client and the cache."""
+        if self._state is not None and self._state.loop is asyncio.get_running_loop():
+            await self._state.client.aclose()
+        self._state = None
+        self.close()
+
+    def _loop_state(self) -> _LoopState:
+        loop = asyncio.get_running_loop()
+        if self._state is None or self._state.loop is not loop:
+            self._state = _LoopState(self.options, self._transport)
+        return self._state
+
+    def _headers(self) -> dict[str, str]:
+        name = self.options.api_key_env
+        if not name:
+            return {}
+        key = os.environ.get(name)
+        if key is None:
+            raise JudgeError(f"llm judge ({self._host}): ${name} is no longer set")
+        return {"Authorization": f"Bearer {key}"}
+
+    def _payload(
+        self, messages: list[dict[str, str]], ctx: JudgeContext, max_tokens: int
+    ) -> dict[str, Any]:
+        payload: dict[str, Any] = {
+            "model": self.options.model,
+            "messages": messages,
+            "temperature": 0,
+            "max_tokens": max_tokens,
+        }
+        if self._send_seed:
+            payload["seed"] = self.options.seed
+        n, ids = len(ctx.claims), [p.id for p in ctx.passages]
+        if self._mode == "json_schema":
+            schema = {"name": "verdicts", "strict": True, "schema": verdict_schema(n, ids)}
+            payload["response_format"] = {"type": "json_schema", "json_schema": schema}
+        elif self._mode == "json_object_schema":
+            payload["response_format"] = {
+                "type": "json_object",
+                "schema": verdict_schema(n, ids, positional=True),
+            }
+        elif self._mode == "json_object":
+            payload["response_format"] = {"type": "json_object"}
+        payload.update(self.options.extra_body)
+        return payload
+
+    def _fall_back(self, mode: Mode, body: str) -> bool:
+        """After the server refused a request in ``mode``: drop the seed or move to the next
+        mode, if that may help. Returns whether to try again."""
+        lowered = body.lower()
+        if self._send_seed and "seed" in lowered:
+            self._send_seed = False
+        elif (
+            self.options.response_format == "auto"
+            and mode != "none"
+            and any(word in lowered for word in _FORMAT_WORDS)
+        ):
+            if self._mode == mode:  # another request may already have moved on
+                self._mode = MODES[MODES.index(mode) + 1]
+        elif self._mode == mode:
+            return False
+        self.identity = self._identity()
+        return True
+
+    async def _complete(
+        self, messages: list[dict[str, str]], ctx: JudgeContext, max_tokens: int
+    ) -> Reply:
+        while True:
+            mode = self._mode
+            response = await self._send(self._payload(messages, ctx, max_tokens))
+            status = response.status_code
+            refused = _request_refused(status, response.text)
+            if refused and self._fall_back(mode, response.text):
+                continue
+            if status >= 400:
+                raise JudgeError(
+                    f"llm judge ({self._host}, model {self.options.model!r}): HTTP {status} "
+                    f"in mode {mode!r}",
+                    truncate_raw(response.text),
+                )
+            return self._reply(response, messages)
+
+    def _reply(self, response: httpx.Response, messages: list[dict[str, str]]) -> Reply:
+        try:
+            body = response.json()
+            choice = body["choices"][0]
+            text = choice["message"]["content"] or ""
+        except (ValueError, KeyError, IndexError, TypeError):
+            raise JudgeError(
+                f"llm judge ({self._host}): the reply is not an OpenAI chat completion",
+                truncate_raw(response.text),
+            ) from None
+        if not isinstance(text, str):
+            raise JudgeError(
+                f"llm judge ({self._host}): message content is not text",
+                truncate_raw(response.text),
+            )
+        usage = body.get("usage") if isinstance(body, dict) else None
+        prompt = usage.get("prompt_tokens") if isinstance(usage, dict) else None
+        completion = usage.get("completion_tokens") if isinstance(usage, dict) else None
+        estimated = not (isinstance(prompt, int) and isinstance(completion, int))
+        if estimated:
+            prompt = sum(estimate_tokens(m["content"]) + 4 for m in messages)
+            completion = estimate_tokens(text)
+        self.ledger.add_usage(int(prompt or 0), int(completion or 0), estimated)
+        return Reply(text, choice.get("finish_reason") == "length")
+
+    def _backoff(self, attempt: int, retry_after: float | None) -> float:
+        if retry_after is not None:
+            return min(retry_after, 120.0)
+        ceiling = min(self.options.backoff_max_s, self.options.backoff_s * 2.0**attempt)
+        jitter: float = 0.5 + random.random() / 2  # spreads out clients that failed together
+        return ceiling * jitter
+
+    async def _send(self, payload: dict[str, Any]) -> httpx.Response:
+        """POST with retries on 429, 5xx, timeouts and connection errors."""
+        state = self._loop_state()
+        problem = ""
+        for attempt in range(self.options.max_retries + 1):
+            if attempt:
+                self.ledger.retries += 1
+            await state.limiter.acquire()
+            retry_after: float | None = None
+            async with state.gate:
+                self.ledger.calls += 1
+                try:
+                    async with asyncio.timeout(self.options.timeout_s):
+                        response = await state.client.post(
+                            self._url, json=payload, headers=self._headers()
+                        )
+                except (TimeoutError, httpx.TimeoutException):
+                    problem = f"no reply within {self.options.timeout_s:g} s"
+                except httpx.TransportError as error:
+                    problem = f"{type(error).__name__}: {error}".rstrip(": ")
+                else:
+                    status = response.status_code
+                    if status < 500 and status != 429 or _request_refused(status, response.text):
+                        return response
+                    problem = f"HTTP {response.status_code}"
+                    retry_after = _retry_after(response)
+            if attempt < self.options.max_retries:
+                await asyncio.sleep(self._backoff(attempt, retry_after))
+        raise JudgeError(
+            f"llm judge ({self._host}, model {self.options.model!r}): {problem}, "
+            f"after {self.options.max_retries + 1} attempt(s)"
+        )
