@@ -22,10 +22,11 @@ from ragcard._jsonl import problems_from_validation
 from ragcard._scorer import AttemptScorer
 from ragcard.adapters import Adapter, build_adapter
 from ragcard.baseline import compare_runs
-from ragcard.config import load_config
+from ragcard.config import Config, load_config
 from ragcard.errors import ConfigError, InputError, Problem
 from ragcard.evaluation import (
     EvaluationResult,
+    Inputs,
     config_block,
     judge_block,
     scoring_settings,
@@ -33,6 +34,7 @@ from ragcard.evaluation import (
 )
 from ragcard.governance import check_lock, declared_inputs
 from ragcard.history import HistoryStore, RunEntry
+from ragcard.judges.base import Judge
 from ragcard.metrics.base import AttemptFailure
 from ragcard.project import build_run_judge, freeze, load_project_inputs, project_history_url
 from ragcard.questions import Question
@@ -87,14 +89,11 @@ def run_evaluation(
     spec = config.agent_spec()
     if agent_options:
         spec["options"] = {**spec.get("options", {}), **agent_options}
-    store = HistoryStore(history_url or project_history_url(config))
+    history = history_url or project_history_url(config)
     who = by or getpass.getuser()
-    lock = store.locked_thresholds(config.project.name, inputs.questions.sha256)
-    current = [th.model_dump() for th in inputs.thresholds.items]
-    loosening = check_lock(
-        lock.thresholds if lock else None, current, override_reason, lock.locked_by if lock else ""
-    )
-    base = _baseline_run(store, baseline, config.project.name, inputs.questions.sha256, out)
+    with HistoryStore(history) as store:
+        loosening = _check_lock(store, config, inputs, override_reason)
+        base = _baseline_run(store, baseline, config.project.name, inputs.questions.sha256, out)
     judge = build_run_judge(config)
     settings = scoring_settings(
         run.run_date, run.k, run.non_abstaining_flags, retrieval_only, judge
@@ -131,6 +130,7 @@ def run_evaluation(
         )
     finally:
         log.close()
+        _close(judge)
     changed = [
         f"declared input {path} changed during the run"
         for path, digest in declared_inputs(declared).items()
@@ -159,7 +159,7 @@ def run_evaluation(
     result = write_outputs(
         scorer, inputs.thresholds, block, out, header, results_path, eval_path, changed
     )
-    with store:
+    with HistoryStore(history) as store:
         entry = store.record_run(result.scorecard.to_json(), out)
         if loosening:
             store.record_override(entry.id, who, override_reason or "", loosening)
@@ -173,6 +173,23 @@ def run_evaluation(
     )
     (out / "comparison.md").write_text(render_comparison_markdown(comparison), encoding="utf-8")
     return dataclasses.replace(result, comparison=comparison)
+
+
+def _check_lock(
+    store: HistoryStore, config: Config, inputs: Inputs, override_reason: str | None
+) -> list[dict[str, Any]]:
+    """Refuse thresholds looser than the lock on this question set, unless overridden."""
+    lock = store.locked_thresholds(config.project.name, inputs.questions.sha256)
+    current = [t.model_dump() for t in inputs.thresholds.items]
+    return check_lock(
+        lock.thresholds if lock else None, current, override_reason, lock.locked_by if lock else ""
+    )
+
+
+def _close(judge: Judge | None) -> None:
+    close = getattr(judge, "close", None)
+    if callable(close):  # LLM backends hold an HTTP client and a cache
+        close()
 
 
 def _baseline_run(
