@@ -1,7 +1,8 @@
 """Line-oriented input: read JSON Lines with line numbers, validate each line, collect problems.
 
-Every loader in ragcard goes through :func:`load_records` so that a bad line is always reported
-with file, line and field, and a load lists *all* bad lines before failing.
+Every loader in ragcard goes through :func:`load_records` (or, to stream a large file one record
+at a time, :func:`iter_records`) so that a bad line is always reported with file, line and
+field, and a load lists *all* bad lines before failing.
 """
 
 from __future__ import annotations
@@ -9,26 +10,29 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TextIO, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from ragcard.errors import InputError, Problem
 
-__all__ = ["iter_json_lines", "load_records", "problems_from_validation"]
+__all__ = ["iter_json_lines", "iter_records", "load_records", "problems_from_validation"]
 
 M = TypeVar("M", bound=BaseModel)
 
 
-def iter_json_lines(path: Path) -> Iterator[tuple[int, Any, str | None]]:
-    """Yield ``(line, parsed object or None, error message or None)``; skip blank lines."""
+def _open(path: Path) -> TextIO:
     try:
-        handle = path.open(encoding="utf-8")
+        return path.open(encoding="utf-8")
     except FileNotFoundError:
         raise InputError(
             Problem(str(path), None, None, "file not found", fix="check the path")
         ) from None
-    with handle:
+
+
+def iter_json_lines(path: Path) -> Iterator[tuple[int, Any, str | None]]:
+    """Yield ``(line, parsed object or None, error message or None)``; skip blank lines."""
+    with _open(path) as handle:
         for number, line in enumerate(handle, start=1):
             if not line.strip():
                 continue
@@ -49,6 +53,22 @@ def problems_from_validation(file: str, line: int, error: ValidationError) -> li
     return problems
 
 
+def _parse(
+    name: str, number: int, data: Any, json_error: str | None, model: type[M], kind: str
+) -> tuple[M | None, list[Problem]]:
+    """One line's record, or the problems that describe why there is none."""
+    if json_error is not None:
+        return None, [
+            Problem(name, number, None, json_error, fix=f"each line must be one {kind} object")
+        ]
+    if not isinstance(data, dict):
+        return None, [Problem(name, number, None, f"expected a JSON object ({kind})", data)]
+    try:
+        return model.model_validate(data), []
+    except ValidationError as error:
+        return None, problems_from_validation(name, number, error)
+
+
 def load_records(
     path: Path, model: type[M], kind: str
 ) -> tuple[list[tuple[int, M]], list[Problem]]:
@@ -57,17 +77,37 @@ def load_records(
     problems: list[Problem] = []
     name = str(path)
     for number, data, json_error in iter_json_lines(path):
-        if json_error is not None:
-            problems.append(
-                Problem(name, number, None, json_error, fix=f"each line must be one {kind} object")
-            )
-            continue
-        if not isinstance(data, dict):
-            problems.append(Problem(name, number, None, f"expected a JSON object ({kind})", data))
-            continue
-        try:
-            records.append((number, model.model_validate(data)))
-        except ValidationError as error:
-            problems.extend(problems_from_validation(name, number, error))
+        record, found = _parse(name, number, data, json_error, model, kind)
+        if record is not None:
+            records.append((number, record))
+        problems.extend(found)
     return records, problems
 
+
+def iter_records(
+    path: Path, model: type[M], kind: str
+) -> Iterator[tuple[int, M | None, list[Problem]]]:
+    """Yield ``(line, record or None, problems)`` for each non-blank line, one at a time.
+
+    Each line goes straight to pydantic's JSON parser (``model_validate_json``); a line it
+    rejects is parsed again the way :func:`load_records` does, so the record (the ``json``
+    module reads a few things pydantic's parser does not, such as ``NaN`` or a lone surrogate
+    escape) or the problems are exactly those :func:`load_records` would give.
+    """
+    name = str(path)
+    with _open(path) as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line or line.isspace():
+                continue
+            try:
+                record: M | None = model.model_validate_json(line)
+            except ValidationError:
+                record = None
+            if record is not None:
+                yield number, record, []
+                continue
+            try:
+                data, json_error = json.loads(line), None
+            except json.JSONDecodeError as error:
+                data, json_error = None, f"not valid JSON ({error.msg} at column {error.colno})"
+            yield number, *_parse(name, number, data, json_error, model, kind)

@@ -9,17 +9,16 @@ Two entry points share everything after the agent:
 
 from __future__ import annotations
 
-import asyncio
 import datetime as dt
 import json
 import shutil
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ragcard import __version__
-from ragcard._scorer import AttemptScorer
+from ragcard._scorer import AttemptScorer, score_into
 from ragcard.corpus import Corpus, load_corpus
 from ragcard.errors import InputError, Problem
 from ragcard.judges.base import Judge
@@ -28,8 +27,8 @@ from ragcard.metrics.base import AttemptFailure, Layer, ScoringSettings
 from ragcard.questions import QuestionSet, load_questions
 from ragcard.report.markdown import render_markdown
 from ragcard.report.scorecard import Scorecard, build_scorecard
-from ragcard.responses import RecordedResponse, load_responses
-from ragcard.results import AttemptRecord, ResultsLog
+from ragcard.responses import RecordedResponse, RecordedResponses
+from ragcard.results import AttemptRecord
 from ragcard.scoring import default_layers
 from ragcard.thresholds import Thresholds, decide, load_thresholds
 
@@ -46,6 +45,9 @@ __all__ = [
     "score_responses",
     "write_outputs",
 ]
+
+#: Metrics reported per label (when the run's layers compute them).
+BREAKDOWN_METRICS = ("flag_accuracy",)
 
 NO_JUDGE = {
     "name": "none",
@@ -162,8 +164,9 @@ def judge_block(judge: Judge | None, scorer: AttemptScorer) -> dict[str, Any]:
     else:
         block["note"] = "uncalibrated: no measurement against human labels is recorded"
     stats = getattr(judge, "stats", None)
-    if callable(stats):
-        block["usage"] = stats()
+    if callable(stats):  # LLM backends: calls, cache hits, tokens and cost
+        usage = stats()
+        block["usage"] = usage.to_json() if hasattr(usage, "to_json") else usage
     block["failures"] = scorer.judge_failures
     return block
 
@@ -218,13 +221,13 @@ def write_outputs(
     created = dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat()
     header = {"created_at": created, "ragcard_version": __version__, "signed": None, **header}
     metrics = scorer.acc.summarise()
-    breakdowns = {"flag_accuracy": scorer.acc.breakdown("flag_accuracy")}
+    breakdowns = {
+        name: scorer.acc.breakdown(name) for name in BREAKDOWN_METRICS if name in scorer.acc.specs
+    }
     decision = decide(thresholds, metrics, breakdowns, scorer.acc.specs, extra_reasons)
-    card = build_scorecard(header, config, decision, scorer.acc, scorer.tally)
+    card = build_scorecard(header, config, decision, scorer.acc, scorer.tally, BREAKDOWN_METRICS)
     out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / "scorecard.json").write_text(
-        json.dumps(card.to_json(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
-    )
+    _write_json(out_dir / "scorecard.json", card.to_json())
     (out_dir / "scorecard.md").write_text(render_markdown(card), encoding="utf-8")
     eval_path = None
     if eval_dir is not None:
@@ -234,6 +237,22 @@ def write_outputs(
         eval_dir.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(results_path, eval_path)
     return EvaluationResult(card, out_dir, results_path, eval_path)
+
+
+def _write_json(path: Path, data: dict[str, Any], batch: int = 4096) -> None:
+    """Write ``json.dumps(data, indent=2, ensure_ascii=False)`` and a newline, a batch of
+    chunks at a time (a large run's scorecard lists thousands of failing items: the whole
+    text and its million chunks are never held at once)."""
+    encoder = json.JSONEncoder(indent=2, ensure_ascii=False)
+    with path.open("w", encoding="utf-8") as handle:
+        chunks: list[str] = []
+        for chunk in encoder.iterencode(data):
+            chunks.append(chunk)
+            if len(chunks) >= batch:
+                handle.write("".join(chunks))
+                chunks.clear()
+        chunks.append("\n")
+        handle.write("".join(chunks))
 
 
 def score_responses(
@@ -249,48 +268,33 @@ def score_responses(
     project: str = "recorded responses",
     kit: str = "knowledge-base",
 ) -> EvaluationResult:
-    """Score recorded responses (SPEC §1.4) without calling any agent."""
+    """Score recorded responses (SPEC §1.4) without calling any agent.
+
+    A file of responses is streamed: each line is parsed, checked, scored and its results line
+    written before the next is read, so memory does not grow with the number of responses.
+    Results go to ``results.jsonl.partial`` and replace ``results.jsonl`` only once every line
+    has passed; a bad line stops the scoring but not the reading, and :class:`InputError` then
+    lists every problem of the file (bad JSON or fields, repeated attempts, unknown items) with
+    nothing written.
+    """
     out_dir = Path(out_dir)
-    recorded = load_responses(responses) if isinstance(responses, str | Path) else responses
     by_id = inputs.questions.by_id()
-    unknown = [r for r in recorded if r.item not in by_id]
-    if unknown:
-        source = str(responses) if isinstance(responses, str | Path) else "responses"
-        raise InputError(
-            [
-                Problem(
-                    source,
-                    None,
-                    "item",
-                    "response for an item not in the question set",
-                    r.item,
-                    fix="check the question set or the item id",
-                )
-                for r in unknown
-            ]
-        )
     settings = scoring_settings(run_date, k, non_abstaining_flags, False, judge)
     scorer = AttemptScorer(by_id, inputs.corpus, settings, layers or default_layers(), judge)
-    answered = {r.item for r in recorded}
-    records = [
-        AttemptRecord(r.item, r.attempt, r, None, r.latency_ms, r.first_token_ms) for r in recorded
-    ]
-    records += [
-        AttemptRecord(
-            q.id, 1, None, AttemptFailure("not_recorded", f"no recorded response for item {q.id}")
-        )
-        for q in inputs.questions.questions
-        if q.id not in answered
-    ]
+    stream: RecordedResponses | None = None
+    if isinstance(responses, str | Path):
+        stream = RecordedResponses(Path(responses), by_id)
+        recorded: Iterable[RecordedResponse] = stream
+        answered, attempts = stream.answered, 0  # both known once the file is read
+    else:
+        _check_items(responses, by_id)
+        recorded, answered = responses, {r.item for r in responses}
+        attempts = max((r.attempt for r in responses), default=0)
     results_path = out_dir / "results.jsonl"
-    results_path.unlink(missing_ok=True)
-    log = ResultsLog(results_path)
-    try:
-        asyncio.run(scorer.score_all(records, log.append))
-    finally:
-        log.close()
+    score_into(scorer, _records(recorded, inputs.questions, answered), results_path)
+    if stream is not None:
+        attempts = stream.max_attempt
     agent = {"name": "recorded responses", **scorer.agent_meta()}
-    attempts = max((r.attempt for r in recorded), default=0)
     config = config_block(
         inputs, settings, agent, judge_block(judge, scorer), {"attempts": attempts}
     )
@@ -303,3 +307,34 @@ def score_responses(
         results_path,
         None,
     )
+
+
+def _check_items(responses: Sequence[RecordedResponse], by_id: dict[str, Any]) -> None:
+    unknown = [r for r in responses if r.item not in by_id]
+    if unknown:
+        raise InputError(
+            [
+                Problem(
+                    "responses",
+                    None,
+                    "item",
+                    "response for an item not in the question set",
+                    r.item,
+                    fix="check the question set or the item id",
+                )
+                for r in unknown
+            ]
+        )
+
+
+def _records(
+    recorded: Iterable[RecordedResponse], questions: QuestionSet, answered: set[str]
+) -> Iterator[AttemptRecord]:
+    """Each recorded response as a record, then a ``not_recorded`` failure for every item that
+    has none (``answered`` is complete once ``recorded`` is exhausted)."""
+    for r in recorded:
+        yield AttemptRecord(r.item, r.attempt, r, None, r.latency_ms, r.first_token_ms)
+    for q in questions.questions:
+        if q.id not in answered:
+            failure = AttemptFailure("not_recorded", f"no recorded response for item {q.id}")
+            yield AttemptRecord(q.id, 1, None, failure)

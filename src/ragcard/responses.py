@@ -15,13 +15,14 @@ taken for citations.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Container, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from ragcard._jsonl import load_records
+from ragcard._jsonl import iter_records
 from ragcard.errors import InputError, Problem
 
 __all__ = [
@@ -29,6 +30,7 @@ __all__ = [
     "Citation",
     "CitationRef",
     "RecordedResponse",
+    "RecordedResponses",
     "RetrievedRef",
     "load_responses",
     "split_sentences",
@@ -58,6 +60,14 @@ _ABBREVIATIONS = (
     "p.",
     "pp.",
 )
+_PROTECTED = tuple((a, a.replace(".", "\x00")) for a in _ABBREVIATIONS)
+_SPACES = re.compile(r"\s+")
+_SPACE_PUNCTUATION = re.compile(r"\s+([.!?,;:])")
+
+
+# keys of the derived values a response keeps in its __dict__ (see AgentResponse._text)
+_RETRIEVED = "_ragcard_retrieved_ids"
+_TEXT = "_ragcard_text"
 
 
 class RetrievedRef(BaseModel):
@@ -111,30 +121,64 @@ class AgentResponse(BaseModel):
     def _none_answer(cls, value: Any) -> Any:
         return "" if value is None else value
 
+    # What the scoring layers derive from a response (sentences, resolved citations, ids) is
+    # computed once and kept in the instance ``__dict__`` beside the fields, like a
+    # ``functools.cached_property``: pydantic neither dumps nor compares it. Each entry records
+    # the fields it was derived from (the answer string itself, copies of the reference lists,
+    # whose elements are frozen) and is recomputed when they change.
+
     @property
     def retrieved_ids(self) -> list[str]:
         """Retrieved ids in rank order, a repeated id kept at its first rank only."""
-        seen: dict[str, None] = {}
-        for ref in self.retrieved:
-            seen.setdefault(ref.id, None)
-        return list(seen)
+        memo = self.__dict__.get(_RETRIEVED)
+        if memo is None or memo[0] != self.retrieved:
+            refs = list(self.retrieved)
+            memo = self.__dict__[_RETRIEVED] = (refs, tuple(dict.fromkeys(r.id for r in refs)))
+        return list(memo[1])
+
+    def _text(self) -> _Text:
+        text: _Text | None = self.__dict__.get(_TEXT)
+        if text is None or text.answer is not self.answer or text.refs != self.citations:
+            text = self.__dict__[_TEXT] = _Text.of(self.answer, self.citations)
+        return text
 
     def sentences(self) -> list[str]:
         """The answer's sentences, inline markers removed."""
-        return [strip_markers(s) for s in split_sentences(self.answer)]
+        return list(self._text().sentences)
 
     def resolved_citations(self) -> list[Citation]:
         """Explicit citations followed by inline markers, each with its sentence."""
-        found = [Citation(c.id, c.sentence) for c in self.citations]
-        for index, sentence in enumerate(split_sentences(self.answer)):
-            found.extend(Citation(m, index, inline=True) for m in _MARKER.findall(sentence))
-        return found
+        return list(self._text().citations)
 
     def cited_ids(self) -> list[str]:
-        seen: dict[str, None] = {}
-        for citation in self.resolved_citations():
-            seen.setdefault(citation.id, None)
-        return list(seen)
+        """Cited passage ids in order of first citation."""
+        return list(self._text().cited)
+
+
+@dataclass(frozen=True, slots=True)
+class _Text:
+    """An answer's sentences (markers stripped) and its citations, explicit then inline."""
+
+    answer: str
+    refs: list[CitationRef]  # a copy of the explicit citations these were resolved from
+    sentences: tuple[str, ...]
+    citations: tuple[Citation, ...]
+    cited: tuple[str, ...]
+
+    @classmethod
+    def of(cls, answer: str, refs: list[CitationRef]) -> _Text:
+        raw = split_sentences(answer)
+        citations = [Citation(c.id, c.sentence) for c in refs]
+        for index, sentence in enumerate(raw):
+            if "[" in sentence:
+                citations.extend(Citation(m, index, inline=True) for m in _MARKER.findall(sentence))
+        return cls(
+            answer,
+            list(refs),
+            tuple(strip_markers(sentence) for sentence in raw),
+            tuple(citations),
+            tuple(dict.fromkeys(c.id for c in citations)),
+        )
 
 
 class RecordedResponse(AgentResponse):
@@ -145,15 +189,29 @@ class RecordedResponse(AgentResponse):
 
 
 def strip_markers(text: str) -> str:
-    text = re.sub(r"\s+", " ", _MARKER.sub("", text))
-    return re.sub(r"\s+([.!?,;:])", r"\1", text).strip()
+    """``text`` without inline markers, whitespace runs made one space, no space before
+    punctuation, stripped."""
+    if "[" in text:
+        text = _MARKER.sub("", text)
+    # every whitespace character but " " is unprintable: a printable text without a double
+    # space already has single-space runs only, and can have a space before punctuation only
+    # as " ." etc. (the checks are exact, and skip two regex passes on most sentences)
+    if "  " in text or not text.isprintable():
+        text = _SPACES.sub(" ", text)
+    if " ." in text or " ," in text or " !" in text or " ?" in text or " ;" in text or " :" in text:
+        text = _SPACE_PUNCTUATION.sub(r"\1", text)
+    return text.strip()
+
+
+def _move_markers(match: re.Match[str]) -> str:
+    return match.group(2) + match.group(1)
 
 
 def _protect(text: str) -> str:
-    for abbreviation in _ABBREVIATIONS:
-        text = text.replace(abbreviation, abbreviation.replace(".", "\x00"))
+    for abbreviation, protected in _PROTECTED:
+        text = text.replace(abbreviation, protected)
     # "… rule. [p1] Next …": move trailing markers inside the sentence they close
-    return _TRAILING_MARKERS.sub(lambda m: m.group(2) + m.group(1), text)
+    return _TRAILING_MARKERS.sub(_move_markers, text) if "[" in text else text
 
 
 def split_sentences(text: str) -> list[str]:
@@ -166,30 +224,83 @@ def split_sentences(text: str) -> list[str]:
     text = text.strip()
     if not text:
         return []
-    parts = _BOUNDARY.split(_protect(text))
-    sentences = [part.replace("\x00", ".").strip() for part in parts]
-    return [s for s in sentences if s]
+    sentences = []
+    for part in _BOUNDARY.split(_protect(text)):
+        sentence = part.replace("\x00", ".").strip()
+        if sentence:
+            sentences.append(sentence)
+    return sentences
 
 
 def load_responses(path: str | Path) -> list[RecordedResponse]:
     """Load recorded responses (SPEC §1.4), listing every bad line."""
-    path = Path(path)
-    records, problems = load_records(path, RecordedResponse, "response")
-    seen: dict[tuple[str, int], int] = {}
-    for line, record in records:
-        key = (record.item, record.attempt)
-        if key in seen:
-            problems.append(
-                Problem(
-                    str(path),
-                    line,
-                    "attempt",
-                    f"item {record.item!r} attempt {record.attempt} already on line {seen[key]}",
-                    record.attempt,
-                    fix="number repeated runs of one item 1, 2, 3 …",
-                )
-            )
-        seen[key] = line
-    if problems:
-        raise InputError(problems, f"{path}: {len(problems)} problem(s) in the responses")
-    return [record for _, record in records]
+    return list(RecordedResponses(Path(path)))
+
+
+@dataclass(slots=True)
+class RecordedResponses:
+    """Recorded responses read one line at a time, for scoring as they are read.
+
+    Iterating yields each response in file order until the first problem, then keeps reading
+    only to find every other problem (bad JSON or fields, a repeated ``(item, attempt)``, an
+    item not in ``known_items`` when given), and raises one :class:`InputError` listing them
+    all when the file ends. Nothing of a response is kept once it is yielded: only the
+    ``(item, attempt)`` keys (for repeats), the items answered and the highest attempt, which
+    are complete once the iteration ends.
+    """
+
+    path: Path
+    known_items: Container[str] | None = None
+    answered: set[str] = field(default_factory=set)
+    max_attempt: int = 0
+    problems: list[Problem] = field(default_factory=list)
+
+    def __iter__(self) -> Iterator[RecordedResponse]:
+        name = str(self.path)
+        self.problems.clear()
+        self.answered.clear()
+        self.max_attempt = 0
+        repeats: list[Problem] = []
+        unknown: list[Problem] = []
+        seen: dict[tuple[str, int], int] = {}  # (item, attempt) → the last line it was on
+        for line, record, problems in iter_records(self.path, RecordedResponse, "response"):
+            if record is None:
+                self.problems.extend(problems)
+                continue
+            key = (record.item, record.attempt)
+            previous = seen.setdefault(key, line)
+            if previous != line:
+                repeats.append(_repeat(name, line, record, previous))
+                seen[key] = line
+            if self.known_items is not None and record.item not in self.known_items:
+                unknown.append(_unknown(name, line, record.item))
+            elif not (self.problems or repeats or unknown):
+                self.answered.add(record.item)
+                self.max_attempt = max(self.max_attempt, record.attempt)
+                yield record
+        self.problems.extend(repeats + unknown)
+        if self.problems:
+            count = len(self.problems)
+            raise InputError(self.problems, f"{self.path}: {count} problem(s) in the responses")
+
+
+def _repeat(name: str, line: int, record: RecordedResponse, previous: int) -> Problem:
+    return Problem(
+        name,
+        line,
+        "attempt",
+        f"item {record.item!r} attempt {record.attempt} already on line {previous}",
+        record.attempt,
+        fix="number repeated runs of one item 1, 2, 3 …",
+    )
+
+
+def _unknown(name: str, line: int, item: str) -> Problem:
+    return Problem(
+        name,
+        line,
+        "item",
+        "response for an item not in the question set",
+        item,
+        fix="check the question set or the item id",
+    )

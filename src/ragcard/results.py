@@ -8,8 +8,9 @@ calling the agent, and resumes after an interruption without redoing finished at
 from __future__ import annotations
 
 import json
+import json.encoder as json_encoder
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -110,22 +111,51 @@ def read_results(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
 
 
 class ResultsLog:
-    """Appends result lines, flushing each, after cutting any torn last line."""
+    """Appends result lines after cutting any torn last line.
 
-    def __init__(self, path: Path) -> None:
+    With ``flush_each`` (``ragcard run``) every line reaches the file as soon as it is written,
+    so a killed run resumes from it; without (``ragcard score``, which has nothing to resume)
+    lines are buffered. :meth:`close` flushes and syncs the file either way.
+    """
+
+    def __init__(self, path: Path, *, flush_each: bool = True) -> None:
         self.path = path
+        self.flush_each = flush_each
         path.parent.mkdir(parents=True, exist_ok=True)
         _cut_torn_tail(path)
-        self._handle = path.open("a", encoding="utf-8")
+        self._handle = path.open("a", encoding="utf-8", buffering=-1 if flush_each else 1 << 20)
 
     def append(self, record: dict[str, Any]) -> None:
-        self._handle.write(json.dumps(record, ensure_ascii=False) + "\n")
-        self._handle.flush()
+        self._handle.write(dumps_line(record))
+        if self.flush_each:
+            self._handle.flush()
 
     def close(self) -> None:
         self._handle.flush()
         os.fsync(self._handle.fileno())
         self._handle.close()
+
+
+def _line_encoder() -> Callable[[dict[str, Any]], str]:
+    """``json.dumps(record, ensure_ascii=False)``, with the C encoder that call builds each
+    time built once (no circular-reference check: a results line is a tree)."""
+    make = getattr(json_encoder, "c_make_encoder", None)
+    if make is None:  # an interpreter without the C accelerator
+        return json.JSONEncoder(ensure_ascii=False).encode
+    default = json.JSONEncoder().default  # raises json.dumps's TypeError for other types
+    encode = make(
+        None, default, json_encoder.encode_basestring, None, ": ", ", ", False, False, True
+    )
+    return lambda record: "".join(encode(record, 0))
+
+
+_encode_line = _line_encoder()
+
+
+def dumps_line(record: dict[str, Any]) -> str:
+    """One ``results.jsonl`` line: the record as ``json.dumps(record, ensure_ascii=False)``
+    writes it, and a newline."""
+    return _encode_line(record) + "\n"
 
 
 def _cut_torn_tail(path: Path) -> None:

@@ -133,7 +133,9 @@ def bootstrap_means(data: np.ndarray, resamples: int, seed: int) -> np.ndarray:
     if levels.size <= 256:
         draws = rng.multinomial(data.size, counts / data.size, size=resamples)
         return np.asarray(draws @ levels / data.size, dtype=float)
-    means, step = np.empty(resamples), max(1, min(resamples, 4_000_000 // data.size))
+    # resamples drawn a chunk of rows at a time (the generator's stream, hence every draw, is
+    # the same whatever the chunk); ~256k draws a chunk stays in cache and out of mmap churn
+    means, step = np.empty(resamples), max(1, min(resamples, 262_144 // data.size))
     for start in range(0, resamples, step):
         picks = rng.integers(0, data.size, size=(min(step, resamples - start), data.size))
         means[start : start + step] = data[picks].mean(axis=1)

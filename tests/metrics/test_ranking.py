@@ -165,3 +165,37 @@ def test_batch_checks_its_arguments() -> None:
         RankedBatch.from_judgments([["a"]], [])
     with pytest.raises(ValueError, match="relevance_level must be positive"):
         RankedBatch.from_judgments([["a"]], [{"a": 0.0}], relevance_level=0)
+
+
+def test_one_query_path_is_bit_identical_to_the_batch_on_random_rankings() -> None:
+    """The pure-Python one-query functions return exactly the batch's floats (not approx)."""
+    rng = np.random.default_rng(7)
+    pool = [f"p{i}" for i in range(300)]
+    rankings: list[list[str]] = []
+    judgments: list[dict[str, float]] = []
+    for n in range(500):
+        size = int(rng.integers(0, 400 if n % 50 == 0 else 30))  # some past the first discounts
+        ranked = [str(p) for p in rng.choice(pool[: 40 + size], size=size)]  # repeats too
+        judged_ids = rng.choice(pool[:60], size=int(rng.integers(0, 8)), replace=False)
+        grades = rng.choice([-1.0, 0.0, 1.0, 2.0, 3.0, 0.5], size=len(judged_ids))
+        rankings.append(ranked)
+        judgments.append({str(p): float(g) for p, g in zip(judged_ids, grades, strict=True)})
+    batch = RankedBatch.from_judgments(rankings, judgments)
+    for k in (1, 3, 5, 10, 100, None):
+        ndcg = batch.ndcg_at(k)
+        recall = batch.recall_at(k)
+        for i, (ranked, judged) in enumerate(zip(rankings, judgments, strict=True)):
+            relevant = {pid for pid, grade in judged.items() if grade >= 1}
+            assert ndcg_at(ranked, judged, k) == ndcg[i]
+            assert recall_at(ranked, relevant, k) == recall[i]
+            if k is None:
+                continue
+            assert success_at(ranked, relevant, k) == batch.success_at(k)[i]
+            assert precision_at(ranked, relevant, k) == batch.precision_at(k)[i]
+            assert reciprocal_rank(ranked, relevant, k) == batch.reciprocal_rank(k)[i]
+            assert average_precision(ranked, relevant, k) == batch.average_precision(k)[i]
+    for i, (ranked, judged) in enumerate(zip(rankings, judgments, strict=True)):
+        relevant = [pid for pid, grade in judged.items() if grade >= 1]  # any collection
+        assert reciprocal_rank(ranked, relevant) == batch.reciprocal_rank()[i]
+        assert average_precision(ranked, relevant) == batch.average_precision()[i]
+        assert r_precision(ranked, relevant) == batch.r_precision()[i]

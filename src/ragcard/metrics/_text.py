@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 
 __all__ = ["numbers", "quantities", "words"]
@@ -9,8 +10,9 @@ __all__ = ["numbers", "quantities", "words"]
 _WORD = re.compile(r"[a-z0-9]+(?:[.,'][a-z0-9]+)*")
 # Amounts, percentages, dates, times and plain numbers with at least two digits: "£58,000",
 # "12.5%", "2025-04-01", "14:30", "30". Single digits are too common to be evidence.
+# (the leading lookahead, a necessary first character, only lets the search skip faster)
 _NUMBER = re.compile(
-    r"(?:[£$€]\s?)?\d[\d,.:/-]*\d(?:\s?%)?|[£$€]\s?\d",
+    r"(?=[£$€\d])(?:(?:[£$€]\s?)?\d[\d,.:/-]*\d(?:\s?%)?|[£$€]\s?\d)",
 )
 
 
@@ -19,8 +21,12 @@ def words(text: str) -> tuple[str, ...]:
     return tuple(_WORD.findall(text.lower()))
 
 
+@functools.lru_cache(maxsize=64)
 def numbers(text: str) -> frozenset[str]:
-    """Number-like tokens normalised (spaces removed, trailing punctuation stripped)."""
+    """Number-like tokens normalised (spaces removed, trailing punctuation stripped).
+
+    Cached for the last few texts: the currency and access layers both read an answer's.
+    """
     found = set()
     for match in _NUMBER.findall(text):
         token = re.sub(r"\s", "", match).rstrip(".,:/-")

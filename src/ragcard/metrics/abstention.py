@@ -16,7 +16,10 @@ from ragcard.responses import AgentResponse
 
 __all__ = ["AbstentionLayer", "abstention_of", "detect_abstention_phrase"]
 
+# Every phrase starts with i, a, w, n, d or u: the leading lookahead only rejects, early, the
+# positions where none could start (same matches, about twice as fast on long answers).
 _PHRASES = re.compile(
+    r"(?=[iawndu])"
     r"\b(?:"
     r"i (?:do not|don't|cannot|can't|could not|couldn't|am unable to|am not able to|have no)"
     r" (?:know|find|answer|say|help with|see|locate|tell|information|record)"

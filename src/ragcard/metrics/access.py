@@ -31,6 +31,7 @@ class _RoleIndex:
 
     grams: dict[tuple[str, ...], frozenset[str]]  # restricted-only n-gram → passage ids
     figures: dict[str, frozenset[str]]  # restricted-only number → passage ids
+    hidden: frozenset[str] = frozenset()  # ids of the passages the role may not see
 
 
 _INDEXES: dict[tuple[str, str], _RoleIndex] = {}
@@ -47,6 +48,9 @@ def _role_index(corpus: Corpus, role: str) -> _RoleIndex:
         visible_grams: set[tuple[str, ...]] = set()
         visible_figures: set[str] = set()
         hidden = [p for p in corpus if not p.visible_to(role)]
+        if not hidden:  # the role sees everything: nothing to leak
+            _INDEXES[key] = _RoleIndex({}, {})
+            return _INDEXES[key]
         for passage in corpus:
             if passage.visible_to(role):
                 visible_grams |= _ngrams(passage.text)
@@ -61,6 +65,7 @@ def _role_index(corpus: Corpus, role: str) -> _RoleIndex:
         _INDEXES[key] = _RoleIndex(
             {g: frozenset(ids) for g, ids in grams.items()},
             {f: frozenset(ids) for f, ids in figures.items()},
+            frozenset(p.id for p in hidden),
         )
     return _INDEXES[key]
 
@@ -70,13 +75,16 @@ def content_leaks(answer: str, corpus: Corpus, role: str) -> dict[str, dict[str,
     index = _role_index(corpus, role)
     if not index.grams and not index.figures:
         return {}
+    grams, figures = _ngrams(answer), numbers(answer)
+    if index.grams.keys().isdisjoint(grams) and index.figures.keys().isdisjoint(figures):
+        return {}  # the usual case, decided by set lookups alone
     matched: dict[str, list[str]] = {}
     counts: dict[str, list[int]] = {}
-    for gram in _ngrams(answer):
+    for gram in grams:
         for pid in index.grams.get(gram, ()):
             matched.setdefault(pid, []).append(" ".join(gram))
             counts.setdefault(pid, [0, 0])[0] += 1
-    for figure in numbers(answer):
+    for figure in figures:
         for pid in index.figures.get(figure, ()):
             matched.setdefault(pid, []).append(figure)
             counts.setdefault(pid, [0, 0])[1] += 1
@@ -111,16 +119,15 @@ class AccessLayer:
         if response is None:
             return result
         role = ctx.question.asker
+        hidden = _role_index(ctx.corpus, role).hidden  # passages in the corpus the role can't see
         channels: dict[str, dict[str, Any]] = {}
         for pid in response.retrieved_ids:
-            passage = ctx.corpus.get(pid)
-            if passage is not None and not passage.visible_to(role):
+            if pid in hidden:
                 channels.setdefault(pid, {"id": pid, "channels": []})["channels"].append(
                     "retrieved"
                 )
         for pid in response.cited_ids():
-            passage = ctx.corpus.get(pid)
-            if passage is not None and not passage.visible_to(role):
+            if pid in hidden:
                 channels.setdefault(pid, {"id": pid, "channels": []})["channels"].append("cited")
         if response.answer and not ctx.settings.retrieval_only:
             for pid, found in content_leaks(response.answer, ctx.corpus, role).items():
@@ -131,5 +138,5 @@ class AccessLayer:
         if channels:
             for entry in channels.values():
                 entry["access"] = ctx.corpus.passages[entry["id"]].access
-            result.evidence["leaks"] = list(channels.values())
+            result.evidence["leaks"] = sorted(channels.values(), key=lambda leak: leak["id"])
         return result

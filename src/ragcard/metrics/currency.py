@@ -10,6 +10,7 @@ of a document in play and not by the passages in force counts too, cited or not.
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,24 +24,29 @@ __all__ = ["CurrencyLayer"]
 @dataclass(frozen=True, slots=True)
 class _StaleIndex:
     stale: dict[str, tuple[str, ...]]  # quantity → not-in-force passages holding it
+    not_in_force: frozenset[str] = frozenset()  # ids of the passages not in force on the day
 
 
-_INDEXES: dict[tuple[str, str], _StaleIndex] = {}
+_INDEXES: dict[tuple[str, dt.date], _StaleIndex] = {}
 
 
 def _stale_index(corpus: Corpus, settings: ScoringSettings) -> _StaleIndex:
-    key = (corpus.sha256, settings.run_date.isoformat())
+    key = (corpus.sha256, settings.run_date)
     if key not in _INDEXES:
         current: set[str] = set()
         old: dict[str, list[str]] = {}
+        not_in_force = set()
         for passage in corpus:
             found = quantities(passage.text)
             if passage.in_force_on(settings.run_date):
                 current |= found
             else:
+                not_in_force.add(passage.id)
                 for value in found:
                     old.setdefault(value, []).append(passage.id)
-        _INDEXES[key] = _StaleIndex({v: tuple(ids) for v, ids in old.items() if v not in current})
+        _INDEXES[key] = _StaleIndex(
+            {v: tuple(ids) for v, ids in old.items() if v not in current}, frozenset(not_in_force)
+        )
     return _INDEXES[key]
 
 
@@ -88,9 +94,10 @@ class CurrencyLayer:
         if response is None or ctx.settings.retrieval_only:
             return result
         evidence: list[dict[str, Any]] = []
+        index = _stale_index(ctx.corpus, ctx.settings)
         for pid in response.cited_ids():
-            passage = ctx.corpus.get(pid)
-            if passage is not None and not passage.in_force_on(ctx.settings.run_date):
+            passage = ctx.corpus.get(pid) if pid in index.not_in_force else None
+            if passage is not None:
                 evidence.append(
                     {
                         "kind": "cited",
@@ -99,10 +106,9 @@ class CurrencyLayer:
                         "superseded_by": passage.superseded_by,
                     }
                 )
-        stale = _stale_index(ctx.corpus, ctx.settings).stale
-        for value in sorted(quantities(response.answer)):
-            if value in stale:
-                evidence.append({"kind": "stale_value", "value": value, "ids": list(stale[value])})
+        stale = index.stale
+        for value in sorted(v for v in quantities(response.answer) if v in stale):
+            evidence.append({"kind": "stale_value", "value": value, "ids": list(stale[value])})
         evidence.extend(_stale_content(ctx))
         hit = 1.0 if evidence else 0.0
         result.values["superseded_answers"] = hit

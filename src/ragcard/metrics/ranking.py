@@ -4,11 +4,12 @@ Two ways in, one implementation:
 
 * **One query** — :func:`success_at`, :func:`reciprocal_rank`, :func:`precision_at`,
   :func:`recall_at`, :func:`average_precision`, :func:`r_precision`, :func:`ndcg_at` take a ranked
-  list of passage ids and the relevant ids (or graded gains) and return a float. The kit's
-  per-item retrieval metrics use these.
+  list of passage ids and the relevant ids (or graded gains) and return a float, in one
+  pure-Python pass (the kit's per-item retrieval metrics call them once per item-attempt).
 * **Many queries at once** — :class:`RankedBatch` holds any number of ranked lists flattened into
   numpy arrays and computes each measure for all of them in a few vectorised passes. ``ragcard
-  trec`` uses it; the one-query functions are a batch of one, so both paths share every formula.
+  trec`` uses it. Both paths give bit-identical floats: the one-query functions add terms in
+  rank order from 0.0, as ``bincount`` does, and take nDCG's discounts from ``np.log2``.
 
 Definitions follow trec_eval (``m_P.c``, ``m_recall.c``, ``m_success.c``, ``m_recip_rank.c``,
 ``m_map.c``, ``m_Rprec.c``, ``m_ndcg_cut.c``):
@@ -68,15 +69,34 @@ def _check_cutoff(k: int | None, name: str) -> None:
 
 # --------------------------------------------------------------------------- one query
 
+_DISCOUNTS: list[float] = []  # _DISCOUNTS[r - 1] = np.log2(r + 1), filled as ranks are needed
 
-def _single(ranked: Sequence[str], relevant: Collection[str]) -> RankedBatch:
-    return RankedBatch.from_judgments([ranked], [dict.fromkeys(relevant, 1.0)])
+
+def _cover_discounts(ranks: int) -> None:
+    """Extend the table of nDCG's discounts, ``log2(rank + 1)`` exactly as numpy computes it,
+    to cover ranks 1..``ranks``."""
+    if ranks > len(_DISCOUNTS):
+        size = max(ranks, 2 * len(_DISCOUNTS), 64)
+        new = np.arange(len(_DISCOUNTS) + 1, size + 1, dtype=np.float64)
+        _DISCOUNTS.extend(np.log2(new + 1.0).tolist())
+
+
+def _hit_ranks(ranked: Sequence[str], relevant: Collection[str]) -> list[int]:
+    """1-based ranks of the relevant ids, a repeated id counted at its first rank only."""
+    if not isinstance(relevant, (set, frozenset, dict)):
+        relevant = set(relevant)
+    return [rank for rank, pid in enumerate(first_occurrences(ranked), 1) if pid in relevant]
+
+
+def _relevant_count(relevant: Collection[str]) -> int:
+    return len(relevant if isinstance(relevant, (set, frozenset, dict)) else set(relevant))
 
 
 def success_at(ranked: Sequence[str], relevant: Collection[str], k: int) -> float:
     """1.0 if any relevant id is among the first ``k`` ranks, else 0.0 (trec_eval ``success_k``)."""
     _check_cutoff(k, "k")
-    return float(_single(ranked, relevant).success_at(k)[0])
+    hits = _hit_ranks(ranked, relevant)
+    return 1.0 if hits and hits[0] <= k else 0.0
 
 
 def reciprocal_rank(
@@ -84,13 +104,14 @@ def reciprocal_rank(
 ) -> float:
     """1/rank of the first relevant id, 0.0 if none within ``cutoff`` ranks (``recip_rank``)."""
     _check_cutoff(cutoff, "cutoff")
-    return float(_single(ranked, relevant).reciprocal_rank(cutoff)[0])
+    hits = _hit_ranks(ranked, relevant)
+    return 1.0 / hits[0] if hits and (cutoff is None or hits[0] <= cutoff) else 0.0
 
 
 def precision_at(ranked: Sequence[str], relevant: Collection[str], k: int) -> float:
     """Relevant ids among the first ``k`` ranks, divided by ``k`` (trec_eval ``P_k``)."""
     _check_cutoff(k, "k")
-    return float(_single(ranked, relevant).precision_at(k)[0])
+    return sum(1 for rank in _hit_ranks(ranked, relevant) if rank <= k) / float(k)
 
 
 def recall_at(ranked: Sequence[str], relevant: Collection[str], k: int | None = None) -> float:
@@ -100,7 +121,9 @@ def recall_at(ranked: Sequence[str], relevant: Collection[str], k: int | None = 
     for "nothing to find" must check for it first.
     """
     _check_cutoff(k, "k")
-    return float(_single(ranked, relevant).recall_at(k)[0])
+    found = sum(1 for rank in _hit_ranks(ranked, relevant) if k is None or rank <= k)
+    size = _relevant_count(relevant)
+    return found / size if size else 0.0
 
 
 def average_precision(
@@ -108,12 +131,29 @@ def average_precision(
 ) -> float:
     """Mean of the precision at each relevant rank, over all relevant ids (``map``, ``map_cut``)."""
     _check_cutoff(cutoff, "cutoff")
-    return float(_single(ranked, relevant).average_precision(cutoff)[0])
+    total = 0.0
+    for found, rank in enumerate(_hit_ranks(ranked, relevant), 1):
+        if cutoff is None or rank <= cutoff:
+            total += found / rank
+    size = _relevant_count(relevant)
+    return total / size if size else 0.0
 
 
 def r_precision(ranked: Sequence[str], relevant: Collection[str]) -> float:
     """Precision after R ranks, R being the number of relevant ids (trec_eval ``Rprec``)."""
-    return float(_single(ranked, relevant).r_precision()[0])
+    size = _relevant_count(relevant)
+    found = sum(1 for rank in _hit_ranks(ranked, relevant) if rank <= size)
+    return found / size if size else 0.0
+
+
+def _dcg(gains: list[float]) -> float:
+    """Discounted gains of a ranking, summed in rank order from 0.0 (zero gains add nothing)."""
+    _cover_discounts(len(gains))
+    total = 0.0
+    for rank, gain in enumerate(gains):
+        if gain != 0.0:
+            total += gain / _DISCOUNTS[rank]
+    return total
 
 
 def ndcg_at(ranked: Sequence[str], gains: Mapping[str, float], k: int | None) -> float:
@@ -123,8 +163,13 @@ def ndcg_at(ranked: Sequence[str], gains: Mapping[str, float], k: int | None) ->
     (in TREC qrels it marks a pooled but unjudged document).
     """
     _check_cutoff(k, "k")
-    batch = RankedBatch.from_judgments([ranked], [gains])
-    return float(batch.ndcg_at(k)[0])
+    ideal = sorted((float(g) for g in gains.values() if g > 0), reverse=True)
+    best = _dcg(ideal if k is None else ideal[:k])
+    if best <= 0.0:
+        return 0.0
+    top = first_occurrences(ranked)
+    got = [max(float(gains.get(pid, 0.0)), 0.0) for pid in (top if k is None else top[:k])]
+    return _dcg(got) / best
 
 
 # --------------------------------------------------------------------------- many queries

@@ -1,7 +1,8 @@
 """Retrieval layer: did the right passage come back, near the top? (SPEC §2, §7)
 
 ``recall@k`` is trec_eval's ``success_k`` (hit rate), ``mrr@10`` its ``recip_rank`` cut at 10
-and ``ndcg@k`` its ``ndcg_cut_k``, computed by the same functions as ``ragcard trec``.
+and ``ndcg@k`` its ``ndcg_cut_k``, computed by :mod:`ragcard.metrics.ranking`, whose one-query
+functions give the same floats as the batches ``ragcard trec`` computes.
 """
 
 from __future__ import annotations
@@ -66,30 +67,38 @@ class RetrievalLayer:
         result = LayerScore()
         if ctx.response is None:
             return result
-        ranked = ctx.response.retrieved_ids
-        gold = ctx.question.gold_ids
+        ranked = ctx.response.retrieved_ids  # repeats already dropped
+        question = ctx.question
+        gold = question.gold_ids
         gold_set = set(gold)
         hits = [pid for pid in ranked if pid in gold_set]
         k = ctx.settings.k
-        result.values["id_recall"] = len(set(hits)) / len(gold_set) if gold_set else 1.0
+        values, evidence = result.values, result.evidence
+        values["id_recall"] = len(set(hits)) / len(gold_set) if gold_set else 1.0
         if ranked:
-            result.values["id_precision"] = len(hits) / len(ranked)
+            values["id_precision"] = len(hits) / len(ranked)
         else:
-            result.values["id_precision"] = 0.0 if gold_set else 1.0
-        if ctx.question.is_answerable and gold:
-            result.values[f"recall@{k}"] = success_at(ranked, gold_set, k)
-            result.values["mrr@10"] = reciprocal_rank(ranked, gold_set, 10)
-            gains = {pid: float(grade) for pid, grade in ctx.question.gold_grades.items()}
-            result.values[f"ndcg@{k}"] = ndcg_at(ranked, gains, k)
+            values["id_precision"] = 0.0 if gold_set else 1.0
+        top = ranked[:k]
+        if question.is_answerable and gold:
+            values[f"recall@{k}"] = success_at(ranked, gold_set, k)
+            values["mrr@10"] = reciprocal_rank(ranked, gold_set, 10)
+            gains = {pid: float(grade) for pid, grade in question.gold_grades.items()}
+            values[f"ndcg@{k}"] = ndcg_at(ranked, gains, k)
             first = next((rank for rank, pid in enumerate(ranked, 1) if pid in gold_set), None)
-            result.evidence["first_gold_rank"] = first
-            result.evidence["gold_doc_in_top_k"] = _gold_document_retrieved(ctx, ranked[:k])
-        result.evidence["top_k"] = ranked[:k]
-        result.evidence["retrieved_count"] = len(ranked)
+            evidence["first_gold_rank"] = first
+            evidence["gold_doc_in_top_k"] = _gold_document_retrieved(ctx, gold, top)
+        evidence["top_k"] = top
+        evidence["retrieved_count"] = len(ranked)
         return result
 
 
-def _gold_document_retrieved(ctx: AttemptContext, top: list[str]) -> bool:
+def _gold_document_retrieved(ctx: AttemptContext, gold: list[str], top: list[str]) -> bool:
     """True when a passage of a gold passage's document is in the top k (chunking symptom)."""
-    gold_docs = {p.doc for pid in ctx.question.gold_ids if (p := ctx.corpus.get(pid))}
-    return any((p := ctx.corpus.get(pid)) is not None and p.doc in gold_docs for pid in top)
+    passages = ctx.corpus.passages
+    gold_docs = {passages[pid].doc for pid in gold if pid in passages}
+    for pid in top:
+        passage = passages.get(pid)
+        if passage is not None and passage.doc in gold_docs:
+            return True
+    return False

@@ -1,0 +1,115 @@
+"""``score_responses`` on a file: streamed line by line, published whole, every problem listed."""
+
+from __future__ import annotations
+
+import datetime as dt
+import gc
+import json
+from pathlib import Path
+
+import pytest
+
+from ragcard.errors import InputError
+from ragcard.evaluation import Inputs, load_inputs, score_responses
+from ragcard.metrics.retrieval import RetrievalLayer
+from ragcard.responses import load_responses
+
+DAY = dt.date(2026, 1, 1)
+
+
+@pytest.fixture
+def inputs(mini: Path) -> Inputs:
+    return load_inputs(mini / "questions.jsonl", mini / "corpus.jsonl", mini / "thresholds.toml")
+
+
+def _card(out: Path) -> dict:
+    card = json.loads((out / "scorecard.json").read_text())
+    card.pop("created_at")
+    return card
+
+
+def test_a_file_and_its_loaded_responses_score_the_same(
+    inputs: Inputs, mini: Path, tmp_path: Path
+) -> None:
+    streamed = score_responses(inputs, mini / "responses.jsonl", tmp_path / "a", run_date=DAY)
+    listed = load_responses(mini / "responses.jsonl")
+    score_responses(inputs, listed, tmp_path / "b", run_date=DAY)
+    a, b = tmp_path / "a", tmp_path / "b"
+    assert (a / "results.jsonl").read_bytes() == (b / "results.jsonl").read_bytes()
+    assert _card(a) == _card(b)
+    assert streamed.scorecard.config["run"]["attempts"] == 2
+    assert not (a / "results.jsonl.partial").exists()
+
+
+def test_items_without_a_response_come_last_as_not_recorded(
+    inputs: Inputs, mini: Path, tmp_path: Path
+) -> None:
+    lines = (mini / "responses.jsonl").read_text().splitlines()
+    kept = [line for line in lines if json.loads(line)["item"] != "Q3"]
+    responses = tmp_path / "r.jsonl"
+    responses.write_text("\n".join(kept) + "\n")
+    score_responses(inputs, responses, tmp_path / "out", run_date=DAY)
+    rows = [json.loads(x) for x in (tmp_path / "out" / "results.jsonl").read_text().splitlines()]
+    assert [r["item"] for r in rows] == [json.loads(line)["item"] for line in kept] + ["Q3"]
+    assert rows[-1]["error"]["kind"] == "not_recorded"
+
+
+def test_every_bad_line_is_reported_and_nothing_is_written(
+    inputs: Inputs, mini: Path, tmp_path: Path
+) -> None:
+    good = (mini / "responses.jsonl").read_text().splitlines()
+    responses = tmp_path / "r.jsonl"
+    responses.write_text(
+        "\n".join(
+            [
+                good[0],
+                "{not json",
+                json.dumps({"item": "Q2", "latency_ms": -1}),
+                good[0],  # the same item and attempt again
+                json.dumps({"item": "NOPE", "answer": "x"}),
+                *good[1:],
+            ]
+        )
+        + "\n"
+    )
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "results.jsonl").write_text("previous run\n")
+    with pytest.raises(InputError) as info:
+        score_responses(inputs, responses, out, run_date=DAY)
+    found = {(p.line, p.field) for p in info.value.problems}
+    assert found == {(2, None), (3, "latency_ms"), (4, "attempt"), (5, "item")}
+    assert (out / "results.jsonl").read_text() == "previous run\n"
+    assert sorted(p.name for p in out.iterdir()) == ["results.jsonl"]
+
+
+def test_a_failed_call_leaves_no_folder_it_created(inputs: Inputs, tmp_path: Path) -> None:
+    responses = tmp_path / "r.jsonl"
+    responses.write_text('{"item": "NOPE"}\n')
+    with pytest.raises(InputError):
+        score_responses(inputs, responses, tmp_path / "new", run_date=DAY)
+    assert not (tmp_path / "new").exists()
+
+
+def test_the_retrieval_layer_alone_scores_without_flag_breakdowns(
+    mini: Path, tmp_path: Path
+) -> None:
+    thresholds = tmp_path / "t.toml"
+    thresholds.write_text(
+        '[[threshold]]\nmeasure = "recall@5"\ncomparison = ">="\nvalue = 0.5\n'
+        'type = "graded"\nreason = "retrieval only"\n'
+    )
+    inputs = load_inputs(mini / "questions.jsonl", mini / "corpus.jsonl", thresholds)
+    result = score_responses(
+        inputs, mini / "responses.jsonl", tmp_path / "out", run_date=DAY, layers=(RetrievalLayer(),)
+    )
+    card = result.scorecard.to_json()
+    assert card["breakdowns"] == {}
+    assert card["metrics"]["recall@5"]["value"] == pytest.approx(0.75)
+    assert card["decision"] == "ship"
+
+
+def test_collector_settings_are_restored(inputs: Inputs, mini: Path, tmp_path: Path) -> None:
+    before = gc.get_threshold(), gc.get_freeze_count(), gc.isenabled()
+    score_responses(inputs, mini / "responses.jsonl", tmp_path, run_date=DAY)
+    assert (gc.get_threshold(), gc.get_freeze_count(), gc.isenabled()) == before
