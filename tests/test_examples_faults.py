@@ -55,6 +55,8 @@ def test_keep_superseded_answers_from_old_versions(tmp_path: Path) -> None:
 
 def test_keyword_only_vs_default_recall(tmp_path: Path, baseline: dict) -> None:
     card = run(tmp_path, "kw", ["keyword_only"])
+    agent = card["config"]["agent"]
+    assert agent["faults"] == ["keyword_only"] and agent["retrieval"] == "keyword"
     # without the embed extra the default is keyword search already: recall cannot rise
     assert metric(card, "recall@5") <= metric(baseline, "recall@5")
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ragcard.corpus import Corpus
 from ragcard.judges.base import Judge
 from ragcard.metrics.base import AttemptContext, Layer, ScoringSettings
 from ragcard.metrics.judged import JudgedAnswer, judge_answer
@@ -31,7 +32,7 @@ class AttemptScorer:
     """Scores records and folds them into the aggregates, in the order they are added."""
 
     questions: dict[str, Question]
-    corpus: Any
+    corpus: Corpus
     settings: ScoringSettings
     layers: Sequence[Layer]
     judge: Judge | None = None
