@@ -59,7 +59,8 @@ async def test_the_faulty_agent_sees_the_same_faults_on_a_rerun() -> None:
     settings = RunSettings(
         attempts=3,
         concurrency=8,
-        timeout_s=0.1,
+        # a stall (2 s) outlasts the timeout; an instant answer has ample headroom on a busy CI box
+        timeout_s=0.5,
         retries=2,
         backoff_base_s=0.001,
         backoff_max_s=0.002,
@@ -67,7 +68,7 @@ async def test_the_faulty_agent_sees_the_same_faults_on_a_rerun() -> None:
 
     async def one_run() -> dict[tuple[str, int], tuple[str, int]]:
         outcomes: list[AttemptOutcome] = []
-        adapter = CallableAdapter(FaultyAgent(plan, stall_s=1.0), send_attempt=True)
+        adapter = CallableAdapter(FaultyAgent(plan, stall_s=2.0), send_attempt=True)
         await run_attempts(
             synthetic_questions(40), adapter, settings, outcomes.append, progress=False
         )

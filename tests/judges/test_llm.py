@@ -309,7 +309,7 @@ async def test_timeouts_and_connection_errors_are_retried() -> None:
             raise httpx.ConnectError("connection refused")
         return ok()
 
-    judge = judge_with(handler, timeout_s=0.1, max_retries=2)  # type: ignore[arg-type]
+    judge = judge_with(handler, timeout_s=0.4, max_retries=2)  # type: ignore[arg-type]
     assert len(await judge.judge(CTX)) == 2
     assert count == 3
 
