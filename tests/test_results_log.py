@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pytest
@@ -18,13 +19,23 @@ RECORD = {
 }
 
 
-def test_a_line_is_what_json_dumps_writes() -> None:
-    assert dumps_line(RECORD) == json.dumps(RECORD, ensure_ascii=False) + "\n"
+def test_a_line_is_compact_json_that_reads_back_as_json_dumps_would_write_it() -> None:
+    line = dumps_line(RECORD)
+    assert line.endswith("}\n") and line.count("\n") == 1 and line.startswith('{"item":"Q1",')
+    assert "é" in line and "😀" in line  # UTF-8 kept, not escaped
+    back, expected = json.loads(line), json.loads(json.dumps(RECORD))
+    assert math.isnan(back["scores"].pop("nan")) and math.isnan(expected["scores"].pop("nan"))
+    assert back == expected and str(back["scores"]["c"]) == "-0.0"
+
+
+def test_a_lone_surrogate_is_escaped_not_lost() -> None:
+    line = dumps_line({"text": "broken \ud800 half"})
+    assert json.loads(line) == {"text": "broken \ud800 half"} and "\\ud800" in line
 
 
 def test_what_json_cannot_write_fails_as_json_dumps_fails() -> None:
     with pytest.raises(TypeError, match="not JSON serializable"):
-        dumps_line({"when": {1, 2}})
+        dumps_line({"when": object()})
 
 
 def test_run_lines_reach_the_file_at_once_score_lines_at_close(tmp_path: Path) -> None:
@@ -34,8 +45,8 @@ def test_run_lines_reach_the_file_at_once_score_lines_at_close(tmp_path: Path) -
     )
     for log in (eager, lazy):
         log.append({"item": "Q1", "attempt": 1})
-    assert (tmp_path / "run.jsonl").read_text() == '{"item": "Q1", "attempt": 1}\n'
+    assert (tmp_path / "run.jsonl").read_text() == '{"item":"Q1","attempt":1}\n'
     assert (tmp_path / "score.jsonl").read_text() == ""
     eager.close()
     lazy.close()
-    assert (tmp_path / "score.jsonl").read_text() == '{"item": "Q1", "attempt": 1}\n'
+    assert (tmp_path / "score.jsonl").read_text() == '{"item":"Q1","attempt":1}\n'

@@ -5,16 +5,40 @@ from __future__ import annotations
 import datetime as dt
 import gc
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+import ragcard._parallel
+import ragcard.evaluation
+from ragcard._parallel import workers_for
 from ragcard.errors import InputError
 from ragcard.evaluation import Inputs, load_inputs, score_responses
 from ragcard.metrics.retrieval import RetrievalLayer
 from ragcard.responses import load_responses
 
 DAY = dt.date(2026, 1, 1)
+
+
+@pytest.fixture(params=[1, 2], ids=["one-process", "two-workers"])
+def workers(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[int]:
+    """Each file test runs in one process and on two forked workers with two-line chunks
+    (several chunks in flight, repeats across chunks); the latter checks the workers ran."""
+    count: int = request.param
+    calls: list[int] = []
+    if count > 1:
+        real = ragcard.evaluation.score_file
+        monkeypatch.setattr(ragcard._parallel, "CHUNK_LINES", 2)
+        # idle threads earlier tests left behind (thread pools) would make it refuse to fork
+        monkeypatch.setattr(ragcard._parallel.threading, "active_count", lambda: 1)
+        monkeypatch.setattr(
+            ragcard.evaluation,
+            "score_file",
+            lambda *args: calls.append(args[3]) or real(*args),
+        )
+    yield count
+    assert calls == ([count] if count > 1 else [])
 
 
 @pytest.fixture
@@ -29,9 +53,11 @@ def _card(out: Path) -> dict:
 
 
 def test_a_file_and_its_loaded_responses_score_the_same(
-    inputs: Inputs, mini: Path, tmp_path: Path
+    inputs: Inputs, mini: Path, tmp_path: Path, workers: int
 ) -> None:
-    streamed = score_responses(inputs, mini / "responses.jsonl", tmp_path / "a", run_date=DAY)
+    streamed = score_responses(
+        inputs, mini / "responses.jsonl", tmp_path / "a", run_date=DAY, workers=workers
+    )
     listed = load_responses(mini / "responses.jsonl")
     score_responses(inputs, listed, tmp_path / "b", run_date=DAY)
     a, b = tmp_path / "a", tmp_path / "b"
@@ -42,20 +68,20 @@ def test_a_file_and_its_loaded_responses_score_the_same(
 
 
 def test_items_without_a_response_come_last_as_not_recorded(
-    inputs: Inputs, mini: Path, tmp_path: Path
+    inputs: Inputs, mini: Path, tmp_path: Path, workers: int
 ) -> None:
     lines = (mini / "responses.jsonl").read_text().splitlines()
     kept = [line for line in lines if json.loads(line)["item"] != "Q3"]
     responses = tmp_path / "r.jsonl"
     responses.write_text("\n".join(kept) + "\n")
-    score_responses(inputs, responses, tmp_path / "out", run_date=DAY)
+    score_responses(inputs, responses, tmp_path / "out", run_date=DAY, workers=workers)
     rows = [json.loads(x) for x in (tmp_path / "out" / "results.jsonl").read_text().splitlines()]
     assert [r["item"] for r in rows] == [json.loads(line)["item"] for line in kept] + ["Q3"]
     assert rows[-1]["error"]["kind"] == "not_recorded"
 
 
 def test_every_bad_line_is_reported_and_nothing_is_written(
-    inputs: Inputs, mini: Path, tmp_path: Path
+    inputs: Inputs, mini: Path, tmp_path: Path, workers: int
 ) -> None:
     good = (mini / "responses.jsonl").read_text().splitlines()
     responses = tmp_path / "r.jsonl"
@@ -76,18 +102,20 @@ def test_every_bad_line_is_reported_and_nothing_is_written(
     out.mkdir()
     (out / "results.jsonl").write_text("previous run\n")
     with pytest.raises(InputError) as info:
-        score_responses(inputs, responses, out, run_date=DAY)
+        score_responses(inputs, responses, out, run_date=DAY, workers=workers)
     found = {(p.line, p.field) for p in info.value.problems}
     assert found == {(2, None), (3, "latency_ms"), (4, "attempt"), (5, "item")}
     assert (out / "results.jsonl").read_text() == "previous run\n"
     assert sorted(p.name for p in out.iterdir()) == ["results.jsonl"]
 
 
-def test_a_failed_call_leaves_no_folder_it_created(inputs: Inputs, tmp_path: Path) -> None:
+def test_a_failed_call_leaves_no_folder_it_created(
+    inputs: Inputs, tmp_path: Path, workers: int
+) -> None:
     responses = tmp_path / "r.jsonl"
     responses.write_text('{"item": "NOPE"}\n')
     with pytest.raises(InputError):
-        score_responses(inputs, responses, tmp_path / "new", run_date=DAY)
+        score_responses(inputs, responses, tmp_path / "new", run_date=DAY, workers=workers)
     assert not (tmp_path / "new").exists()
 
 
@@ -113,3 +141,29 @@ def test_collector_settings_are_restored(inputs: Inputs, mini: Path, tmp_path: P
     before = gc.get_threshold(), gc.get_freeze_count(), gc.isenabled()
     score_responses(inputs, mini / "responses.jsonl", tmp_path, run_date=DAY)
     assert (gc.get_threshold(), gc.get_freeze_count(), gc.isenabled()) == before
+
+
+def test_two_workers_write_what_one_process_writes(
+    inputs: Inputs, mini: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(ragcard._parallel, "CHUNK_LINES", 3)
+    monkeypatch.setattr(ragcard._parallel.threading, "active_count", lambda: 1)
+    one = score_responses(inputs, mini / "responses.jsonl", tmp_path / "1", run_date=DAY, workers=1)
+    two = score_responses(inputs, mini / "responses.jsonl", tmp_path / "2", run_date=DAY, workers=2)
+    for name in ("results.jsonl", "scorecard.md"):
+        assert (tmp_path / "1" / name).read_bytes() == (tmp_path / "2" / name).read_bytes()
+    assert _card(tmp_path / "1") == _card(tmp_path / "2")
+    assert one.scorecard.config == two.scorecard.config
+
+
+def test_how_many_workers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    small, large = tmp_path / "small.jsonl", tmp_path / "large.jsonl"
+    small.write_text("{}\n")
+    large.write_bytes(b"{}\n" * (ragcard._parallel.MIN_PARALLEL_BYTES // 3 + 1))
+    monkeypatch.setattr(ragcard._parallel.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(ragcard._parallel.threading, "active_count", lambda: 1)
+    assert workers_for(small) == 1 and workers_for(large) == 2
+    assert workers_for(small, 3) == 3 and workers_for(large, 0) == 1
+    assert workers_for(tmp_path / "missing.jsonl") == 1
+    monkeypatch.setattr(ragcard._parallel.threading, "active_count", lambda: 2)
+    assert workers_for(large, 4) == 1  # never fork a process that runs other threads

@@ -16,12 +16,20 @@ from pydantic import BaseModel, ValidationError
 
 from ragcard.errors import InputError, Problem
 
-__all__ = ["iter_json_lines", "iter_records", "load_records", "problems_from_validation"]
+__all__ = [
+    "iter_json_lines",
+    "iter_records",
+    "load_records",
+    "open_lines",
+    "parse_line",
+    "problems_from_validation",
+]
 
 M = TypeVar("M", bound=BaseModel)
 
 
-def _open(path: Path) -> TextIO:
+def open_lines(path: Path) -> TextIO:
+    """``path`` opened for reading as UTF-8 text; a missing file is an :class:`InputError`."""
     try:
         return path.open(encoding="utf-8")
     except FileNotFoundError:
@@ -32,7 +40,7 @@ def _open(path: Path) -> TextIO:
 
 def iter_json_lines(path: Path) -> Iterator[tuple[int, Any, str | None]]:
     """Yield ``(line, parsed object or None, error message or None)``; skip blank lines."""
-    with _open(path) as handle:
+    with open_lines(path) as handle:
         for number, line in enumerate(handle, start=1):
             if not line.strip():
                 continue
@@ -87,27 +95,32 @@ def load_records(
 def iter_records(
     path: Path, model: type[M], kind: str
 ) -> Iterator[tuple[int, M | None, list[Problem]]]:
-    """Yield ``(line, record or None, problems)`` for each non-blank line, one at a time.
+    """Yield ``(line, record or None, problems)`` for each non-blank line, one at a time
+    (each parsed by :func:`parse_line`)."""
+    name = str(path)
+    with open_lines(path) as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line or line.isspace():
+                continue
+            yield number, *parse_line(name, number, line, model, kind)
 
-    Each line goes straight to pydantic's JSON parser (``model_validate_json``); a line it
+
+def parse_line(
+    name: str, number: int, line: str, model: type[M], kind: str
+) -> tuple[M | None, list[Problem]]:
+    """One line of ``name`` as a record, or the problems that say why it is not one.
+
+    The line goes straight to pydantic's JSON parser (``model_validate_json``); a line it
     rejects is parsed again the way :func:`load_records` does, so the record (the ``json``
     module reads a few things pydantic's parser does not, such as ``NaN`` or a lone surrogate
     escape) or the problems are exactly those :func:`load_records` would give.
     """
-    name = str(path)
-    with _open(path) as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line or line.isspace():
-                continue
-            try:
-                record: M | None = model.model_validate_json(line)
-            except ValidationError:
-                record = None
-            if record is not None:
-                yield number, record, []
-                continue
-            try:
-                data, json_error = json.loads(line), None
-            except json.JSONDecodeError as error:
-                data, json_error = None, f"not valid JSON ({error.msg} at column {error.colno})"
-            yield number, *_parse(name, number, data, json_error, model, kind)
+    try:
+        return model.model_validate_json(line), []
+    except ValidationError:
+        pass
+    try:
+        data, json_error = json.loads(line), None
+    except json.JSONDecodeError as error:
+        data, json_error = None, f"not valid JSON ({error.msg} at column {error.colno})"
+    return _parse(name, number, data, json_error, model, kind)

@@ -22,7 +22,7 @@ from ragcard.metrics.judged import JudgedAnswer, judge_answer
 from ragcard.questions import Question
 from ragcard.report.scorecard import FailureTally
 from ragcard.results import AttemptRecord, ResultsLog
-from ragcard.scoring import ScoreAccumulator, metric_specs, score_attempt
+from ragcard.scoring import AttemptScore, ScoreAccumulator, metric_specs, score_attempt
 
 __all__ = ["AttemptScorer", "gc_paused", "score_into"]
 
@@ -67,7 +67,16 @@ class AttemptScorer:
         return judged
 
     def fold(self, record: AttemptRecord, judged: JudgedAnswer | None) -> dict[str, Any]:
-        """Score one record (with its verdicts) and return its results line."""
+        """Score one record (with its verdicts), fold it in, and return its results line."""
+        score, line = self.evaluate(record, judged)
+        self.absorb(score, record.response.meta if record.response is not None else None)
+        return line
+
+    def evaluate(
+        self, record: AttemptRecord, judged: JudgedAnswer | None
+    ) -> tuple[AttemptScore, dict[str, Any]]:
+        """Score one record (with its verdicts): its score and its results line, nothing
+        folded in yet (:meth:`absorb` does that; worker processes only evaluate)."""
         question = self.questions[record.item]
         ctx = AttemptContext(
             question,
@@ -81,10 +90,6 @@ class AttemptScorer:
             judged,
         )
         score = score_attempt(ctx, self.layers)
-        self.acc.add(question, score)
-        self.tally.add(question, score)
-        if record.response is not None and record.response.meta and len(self.metas) < 50:
-            self.metas.append(record.response.meta)
         line = record.to_json()
         line.update(
             category=question.category,
@@ -95,7 +100,15 @@ class AttemptScorer:
         line.update(score.to_json())
         if judged is not None and judged.error is not None:
             line["judge_error"] = judged.error
-        return line
+        return score, line
+
+    def absorb(self, score: AttemptScore, meta: dict[str, Any] | None) -> None:
+        """Fold one attempt's score (and the settings its agent reported) into the aggregates."""
+        question = self.questions[score.item]
+        self.acc.add(question, score)
+        self.tally.add(question, score)
+        if meta and len(self.metas) < 50:
+            self.metas.append(meta)
 
     async def score(self, record: AttemptRecord) -> dict[str, Any]:
         return self.fold(record, await self.judged(record))
@@ -133,10 +146,16 @@ class AttemptScorer:
         return dict(json.loads(counts.most_common(1)[0][0])) if counts else {}
 
 
-def score_into(scorer: AttemptScorer, records: Iterable[AttemptRecord], results_path: Path) -> None:
+def score_into(
+    scorer: AttemptScorer,
+    records: Iterable[AttemptRecord],
+    results_path: Path,
+    write: Callable[[ResultsLog], None] | None = None,
+) -> None:
     """Score ``records`` into ``results_path`` through a partial file published at the end: a
     failure (bad input, interruption) leaves any previous results in place, nothing half-made
-    under that name, and no empty folder the call created."""
+    under that name, and no empty folder the call created. ``write``, when given, first fills
+    the log its own way (several processes), then ``records`` follow."""
     partial = results_path.with_name(results_path.name + ".partial")
     created = not results_path.parent.exists()
     partial.unlink(missing_ok=True)
@@ -144,6 +163,8 @@ def score_into(scorer: AttemptScorer, records: Iterable[AttemptRecord], results_
     done = False
     try:
         with gc_paused():
+            if write is not None:
+                write(log)
             asyncio.run(scorer.score_all(records, log.append))
         done = True
     finally:

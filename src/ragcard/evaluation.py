@@ -10,14 +10,16 @@ Two entry points share everything after the agent:
 from __future__ import annotations
 
 import datetime as dt
-import json
 import shutil
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pydantic_core import to_json
+
 from ragcard import __version__
+from ragcard._parallel import score_file, workers_for
 from ragcard._scorer import AttemptScorer, score_into
 from ragcard.corpus import Corpus, load_corpus
 from ragcard.errors import InputError, Problem
@@ -28,7 +30,7 @@ from ragcard.questions import QuestionSet, load_questions
 from ragcard.report.markdown import render_markdown
 from ragcard.report.scorecard import Scorecard, build_scorecard
 from ragcard.responses import RecordedResponse, RecordedResponses
-from ragcard.results import AttemptRecord
+from ragcard.results import AttemptRecord, ResultsLog
 from ragcard.scoring import default_layers
 from ragcard.thresholds import Thresholds, decide, load_thresholds
 
@@ -239,20 +241,11 @@ def write_outputs(
     return EvaluationResult(card, out_dir, results_path, eval_path)
 
 
-def _write_json(path: Path, data: dict[str, Any], batch: int = 4096) -> None:
-    """Write ``json.dumps(data, indent=2, ensure_ascii=False)`` and a newline, a batch of
-    chunks at a time (a large run's scorecard lists thousands of failing items: the whole
-    text and its million chunks are never held at once)."""
-    encoder = json.JSONEncoder(indent=2, ensure_ascii=False)
-    with path.open("w", encoding="utf-8") as handle:
-        chunks: list[str] = []
-        for chunk in encoder.iterencode(data):
-            chunks.append(chunk)
-            if len(chunks) >= batch:
-                handle.write("".join(chunks))
-                chunks.clear()
-        chunks.append("\n")
-        handle.write("".join(chunks))
+def _write_json(path: Path, data: dict[str, Any]) -> None:
+    """Write ``data`` as JSON indented by two spaces, UTF-8 kept, and a newline (pydantic-core's
+    serializer: a large run's scorecard, thousands of failing items, in a fraction of the time
+    of ``json.dumps``)."""
+    path.write_bytes(to_json(data, indent=2, inf_nan_mode="constants") + b"\n")
 
 
 def score_responses(
@@ -267,6 +260,7 @@ def score_responses(
     judge: Judge | None = None,
     project: str = "recorded responses",
     kit: str = "knowledge-base",
+    workers: int | None = None,
 ) -> EvaluationResult:
     """Score recorded responses (SPEC §1.4) without calling any agent.
 
@@ -276,6 +270,9 @@ def score_responses(
     has passed; a bad line stops the scoring but not the reading, and :class:`InputError` then
     lists every problem of the file (bad JSON or fields, repeated attempts, unknown items) with
     nothing written.
+
+    Without a judge, a large file is scored on ``workers`` processes (default: one per core,
+    for files of 4 MiB or more; see :mod:`ragcard._parallel`), with the same outputs.
     """
     out_dir = Path(out_dir)
     by_id = inputs.questions.by_id()
@@ -291,7 +288,15 @@ def score_responses(
         recorded, answered = responses, {r.item for r in responses}
         attempts = max((r.attempt for r in responses), default=0)
     results_path = out_dir / "results.jsonl"
-    score_into(scorer, _records(recorded, inputs.questions, answered), results_path)
+    write = None
+    if stream is not None and judge is None and (count := workers_for(stream.path, workers)) > 1:
+        file = stream
+
+        def write(log: ResultsLog) -> None:
+            score_file(scorer, file, log, count)
+
+        recorded = ()  # the workers read the file; only the unanswered items are left here
+    score_into(scorer, _records(recorded, inputs.questions, answered), results_path, write)
     if stream is not None:
         attempts = stream.max_attempt
     agent = {"name": "recorded responses", **scorer.agent_meta()}

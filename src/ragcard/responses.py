@@ -33,8 +33,10 @@ __all__ = [
     "RecordedResponses",
     "RetrievedRef",
     "load_responses",
+    "repeat_problem",
     "split_sentences",
     "strip_markers",
+    "unknown_problem",
 ]
 
 _MARKER = re.compile(r"\[([^\[\]\s]*[0-9@#:/_.\-][^\[\]\s]*)\]")
@@ -270,10 +272,10 @@ class RecordedResponses:
             key = (record.item, record.attempt)
             previous = seen.setdefault(key, line)
             if previous != line:
-                repeats.append(_repeat(name, line, record, previous))
+                repeats.append(repeat_problem(name, line, record.item, record.attempt, previous))
                 seen[key] = line
             if self.known_items is not None and record.item not in self.known_items:
-                unknown.append(_unknown(name, line, record.item))
+                unknown.append(unknown_problem(name, line, record.item))
             elif not (self.problems or repeats or unknown):
                 self.answered.add(record.item)
                 self.max_attempt = max(self.max_attempt, record.attempt)
@@ -284,18 +286,20 @@ class RecordedResponses:
             raise InputError(self.problems, f"{self.path}: {count} problem(s) in the responses")
 
 
-def _repeat(name: str, line: int, record: RecordedResponse, previous: int) -> Problem:
+def repeat_problem(name: str, line: int, item: str, attempt: int, previous: int) -> Problem:
+    """An ``(item, attempt)`` that an earlier line of the file already holds."""
     return Problem(
         name,
         line,
         "attempt",
-        f"item {record.item!r} attempt {record.attempt} already on line {previous}",
-        record.attempt,
+        f"item {item!r} attempt {attempt} already on line {previous}",
+        attempt,
         fix="number repeated runs of one item 1, 2, 3 …",
     )
 
 
-def _unknown(name: str, line: int, item: str) -> Problem:
+def unknown_problem(name: str, line: int, item: str) -> Problem:
+    """A response for an item the question set does not hold."""
     return Problem(
         name,
         line,

@@ -39,7 +39,7 @@ from ragcard.metrics.base import AttemptFailure
 from ragcard.project import build_run_judge, freeze, load_project_inputs, project_history_url
 from ragcard.questions import Question
 from ragcard.report.comparison import render_comparison_markdown
-from ragcard.results import AttemptRecord, ResultsLog, read_results
+from ragcard.results import AttemptRecord, ResultsLog, dumps_line, read_results
 from ragcard.runner import AttemptError, AttemptOutcome, RunSettings, run_attempts
 from ragcard.scoring import default_layers
 
@@ -307,9 +307,7 @@ def _load_previous(path: Path, scorer: AttemptScorer) -> set[tuple[str, int]]:
     asyncio.run(scorer.score_all(records, lines.append))
     # the judge's verdicts may have been missing for lines written before a judge failure:
     # rewrite the file with the rescored lines so results.jsonl stays consistent
-    path.write_text(
-        "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines), encoding="utf-8"
-    )
+    path.write_text("".join(dumps_line(line) for line in lines), encoding="utf-8")
     return {(r.item, r.attempt) for r in records}
 
 

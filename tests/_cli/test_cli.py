@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
+import ragcard._parallel
 from ragcard._cli.main import app
 
 runner = CliRunner()
@@ -25,6 +27,19 @@ def test_score_holds_with_exit_1(mini: Path, tmp_path: Path) -> None:
     card = json.loads((tmp_path / "scorecard.json").read_text())
     assert card["decision"] == "hold"
     assert (tmp_path / "scorecard.md").read_text().startswith("# ragcard scorecard")
+
+
+def test_score_on_two_workers_writes_the_same_results(
+    mini: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # (idle threads that earlier tests left behind would make it score in one process)
+    monkeypatch.setattr(ragcard._parallel.threading, "active_count", lambda: 1)
+    one = runner.invoke(app, score_args(mini, tmp_path / "one"))
+    two = runner.invoke(app, [*score_args(mini, tmp_path / "two"), "--workers", "2"])
+    assert one.exit_code == two.exit_code == 1, two.output
+    results = [(tmp_path / name / "results.jsonl").read_bytes() for name in ("one", "two")]
+    assert results[0] == results[1]
+    assert runner.invoke(app, [*score_args(mini, tmp_path / "z"), "--workers", "0"]).exit_code == 2
 
 
 def test_score_ships_with_exit_0(mini: Path, tmp_path: Path) -> None:

@@ -20,6 +20,9 @@ EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "handbook"
 def project(tmp_path: Path) -> Path:
     copy = tmp_path / "handbook"
     shutil.copytree(EXAMPLE, copy, ignore=shutil.ignore_patterns("eval", "out", "*.sqlite"))
+    config = copy / "ragcard.toml"  # keyword retrieval whether or not the embed extra is here
+    options = "[agent.options]\nembeddings = false"
+    config.write_text(config.read_text().replace("[agent.options]", options))
     return copy
 
 

@@ -33,12 +33,26 @@ def score_command(
         typer.Option(help="a flag that does not mean the agent abstained (repeatable)"),
     ] = None,
     quiet: Annotated[bool, typer.Option(help="no scorecard on the terminal")] = False,
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            help="processes that score the file (default: one per core for files of 4 MiB or "
+            "more, else 1); the outputs are the same for any number",
+        ),
+    ] = None,
 ) -> None:
     """Score recorded responses (SPEC §1.4) and decide ship/hold; exit 0 ship, 1 hold."""
     inputs = load_inputs(questions, corpus, thresholds)
     day = dt.date.fromisoformat(run_date) if run_date else None
     result = score_responses(
-        inputs, responses, out, k=k, run_date=day, non_abstaining_flags=non_abstaining_flag or ()
+        inputs,
+        responses,
+        out,
+        k=k,
+        run_date=day,
+        non_abstaining_flags=non_abstaining_flag or (),
+        workers=workers,
     )
     if not quiet:
         print_scorecard(result.scorecard, Console())

@@ -1,0 +1,239 @@
+"""Score a file of recorded responses on several processes (``ragcard score`` without a judge).
+
+The parent reads the file and hands chunks of lines to forked workers. A worker parses, checks
+and scores each line exactly as the serial path does (:meth:`AttemptScorer.evaluate`) and sends
+back the results lines, already JSON, and a slim score per attempt. The parent checks what needs
+the whole file (an ``(item, attempt)`` repeated across chunks), folds the scores into the
+aggregates and writes the lines, chunk by chunk in file order: the outputs are byte for byte
+those of one process, and at most a few chunks are in flight, so memory stays flat.
+
+Workers are forked (they inherit the inputs, the layers and the settings instead of pickling
+them), so this path is used only where ``fork`` exists and the parent runs no other thread;
+:func:`workers_for` falls back to one process otherwise, and for small files, where starting
+workers costs more than it saves.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import multiprocessing
+import os
+import threading
+from collections import deque
+from collections.abc import Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ragcard._jsonl import open_lines, parse_line
+from ragcard._scorer import AttemptScorer
+from ragcard.diagnosis import Diagnosis
+from ragcard.errors import InputError, Problem
+from ragcard.responses import RecordedResponse, RecordedResponses, repeat_problem, unknown_problem
+from ragcard.results import AttemptRecord, ResultsLog, dumps_line
+from ragcard.scoring import AttemptScore
+
+__all__ = ["MIN_PARALLEL_BYTES", "score_file", "workers_for"]
+
+#: Lines per chunk handed to a worker.
+CHUNK_LINES = 500
+#: Below this file size one process is faster than starting workers.
+MIN_PARALLEL_BYTES = 4 << 20
+#: Evidence the parent still reads once a line is written (the failure tally's).
+_TALLY_EVIDENCE = ("error", "rubric_zero")
+_DIAGNOSIS_FIELDS = tuple(f.name for f in dataclasses.fields(Diagnosis))
+
+# The parent's scorer and file name, set just before the workers are forked (they inherit them).
+_SCORER: AttemptScorer | None = None
+_NAME = ""
+
+
+def workers_for(path: Path, requested: int | None = None) -> int:
+    """How many processes score ``path``: ``requested`` (at least 1) or, by default, one per
+    core for a file of :data:`MIN_PARALLEL_BYTES` or more; always 1 where workers cannot be
+    forked safely (no ``fork`` start method, or other threads running in this process)."""
+    if "fork" not in multiprocessing.get_all_start_methods() or threading.active_count() > 1:
+        return 1
+    if requested is not None:
+        return max(1, requested)
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return 1  # the serial path reports the missing file
+    return max(1, min(os.cpu_count() or 1, 8)) if size >= MIN_PARALLEL_BYTES else 1
+
+
+@dataclass(slots=True)
+class _Chunk:
+    """What a worker returns for one chunk of lines."""
+
+    keys: list[tuple[int, str, int]] = field(default_factory=list)  # (line, item, attempt)
+    problems: list[Problem] = field(default_factory=list)  # lines that are not a response
+    unknown: list[Problem] = field(default_factory=list)  # responses for unknown items
+    text: str = ""  # the results lines of the scored attempts
+    scores: list[_Packed] = field(default_factory=list)  # each attempt's score, packed
+
+
+def _score_chunk(lines: list[tuple[int, str]]) -> _Chunk:
+    """Parse, check and score one chunk (in a worker)."""
+    scorer = _SCORER
+    assert scorer is not None, "workers are forked after the scorer is set"
+    chunk, written = _Chunk(), []
+    for number, line in lines:
+        response, problems = parse_line(_NAME, number, line, RecordedResponse, "response")
+        if response is None:
+            chunk.problems.extend(problems)
+            continue
+        chunk.keys.append((number, response.item, response.attempt))
+        if response.item not in scorer.questions:
+            chunk.unknown.append(unknown_problem(_NAME, number, response.item))
+            continue
+        if chunk.problems or chunk.unknown:
+            continue  # the file will be refused: only its problems matter now
+        record = AttemptRecord(
+            response.item,
+            response.attempt,
+            response,
+            None,
+            response.latency_ms,
+            response.first_token_ms,
+        )
+        score, result_line = scorer.evaluate(record, None)
+        written.append(dumps_line(result_line))
+        chunk.scores.append(_pack(score, response.meta or None))
+    chunk.text = "".join(written)
+    return chunk
+
+
+# An attempt's score as plain values (what pickles fast): item, attempt, values, labels,
+# unscored, trials, failed, the evidence the failure tally reads, the diagnoses, the agent meta.
+_Packed = tuple[
+    str,
+    int,
+    dict[str, float],
+    dict[str, str],
+    dict[str, str],
+    dict[str, float],
+    bool,
+    dict[str, Any],
+    list[tuple[str, ...]],
+    dict[str, Any] | None,
+]
+
+
+def _pack(score: AttemptScore, meta: dict[str, Any] | None) -> _Packed:
+    """The score without the evidence the parent no longer needs (it is in the line)."""
+    evidence = {key: score.evidence[key] for key in _TALLY_EVIDENCE if key in score.evidence}
+    diagnoses = [tuple(getattr(d, name) for name in _DIAGNOSIS_FIELDS) for d in score.diagnoses]
+    return (
+        score.item,
+        score.attempt,
+        score.values,
+        score.labels,
+        score.unscored,
+        score.trials,
+        score.failed,
+        evidence,
+        diagnoses,
+        meta,
+    )
+
+
+def _unpack(packed: _Packed) -> tuple[AttemptScore, dict[str, Any] | None]:
+    item, attempt, values, labels, unscored, trials, failed, evidence, diagnoses, meta = packed
+    score = AttemptScore(
+        item,
+        attempt,
+        values,
+        evidence,
+        labels,
+        unscored,
+        tuple(Diagnosis(*fields) for fields in diagnoses),
+        failed,
+        trials,
+    )
+    return score, meta
+
+
+def _chunks(path: Path) -> Iterator[list[tuple[int, str]]]:
+    chunk: list[tuple[int, str]] = []
+    with open_lines(path) as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line or line.isspace():
+                continue
+            chunk.append((number, line))
+            if len(chunk) >= CHUNK_LINES:
+                yield chunk
+                chunk = []
+    if chunk:
+        yield chunk
+
+
+@dataclass(slots=True)
+class _Merge:
+    """The parent's side: whole-file checks, then fold and write while the file is sound."""
+
+    scorer: AttemptScorer
+    stream: RecordedResponses
+    log: ResultsLog
+    seen: dict[tuple[str, int], int] = field(default_factory=dict)
+    repeats: list[Problem] = field(default_factory=list)
+    unknown: list[Problem] = field(default_factory=list)
+
+    def take(self, chunk: _Chunk) -> None:
+        stream, name = self.stream, str(self.stream.path)
+        stream.problems.extend(chunk.problems)
+        self.unknown.extend(chunk.unknown)
+        for number, item, attempt in chunk.keys:
+            previous = self.seen.setdefault((item, attempt), number)
+            if previous != number:
+                self.repeats.append(repeat_problem(name, number, item, attempt, previous))
+                self.seen[(item, attempt)] = number
+        if stream.problems or self.repeats or self.unknown:
+            return  # nothing more is written: the file is refused at the end
+        self.log.append_lines(chunk.text)
+        for packed in chunk.scores:
+            score, meta = _unpack(packed)
+            self.scorer.absorb(score, meta)
+            stream.answered.add(score.item)
+            stream.max_attempt = max(stream.max_attempt, score.attempt)
+
+    def finish(self) -> None:
+        stream = self.stream
+        stream.problems.extend(self.repeats + self.unknown)
+        if stream.problems:
+            count = len(stream.problems)
+            raise InputError(stream.problems, f"{stream.path}: {count} problem(s) in the responses")
+
+
+def score_file(
+    scorer: AttemptScorer, stream: RecordedResponses, log: ResultsLog, workers: int
+) -> None:
+    """Score every response of ``stream``'s file into ``log`` on ``workers`` forked processes.
+
+    Afterwards ``stream.answered``, ``stream.max_attempt`` and ``stream.problems`` are what
+    iterating ``stream`` would have left; a file with problems raises the same
+    :class:`InputError` (every problem listed), with nothing folded past the first problem.
+    """
+    global _SCORER, _NAME
+    if scorer.judge is not None:
+        raise ValueError("a run with a judge is scored in one process (the judge is async)")
+    stream.problems.clear()
+    stream.answered.clear()
+    stream.max_attempt = 0
+    merge = _Merge(scorer, stream, log)
+    _SCORER, _NAME = scorer, str(stream.path)
+    try:
+        context = multiprocessing.get_context("fork")
+        with ProcessPoolExecutor(workers, mp_context=context) as pool:
+            pending: deque[Future[_Chunk]] = deque()
+            for lines in _chunks(stream.path):
+                pending.append(pool.submit(_score_chunk, lines))
+                if len(pending) >= 2 * workers:
+                    merge.take(pending.popleft().result())
+            while pending:
+                merge.take(pending.popleft().result())
+    finally:
+        _SCORER, _NAME = None, ""
+    merge.finish()
