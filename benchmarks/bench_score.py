@@ -415,15 +415,26 @@ def peak_rss_mib() -> float:
     return peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024
 
 
-def child_ragcard(data: Path, profile: bool, retrieval_only: bool) -> dict[str, Any]:
+def children_cpu_s() -> float:
+    """CPU seconds of this process's finished children (the scoring workers)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def child_ragcard(
+    data: Path, profile: bool, retrieval_only: bool, workers: int | None = None
+) -> dict[str, Any]:
     """Score one project in this (fresh) process: times per stage and memory. With
     ``retrieval_only``, only the retrieval layer runs (the two ID metrics and three others),
-    plus the cheap abstention layer (kept so the figures compare with earlier runs)."""
+    plus the cheap abstention layer (kept so the figures compare with earlier runs).
+    ``workers``: processes that score the file (default: ragcard's own choice); CPU seconds
+    and peak memory include the worker processes."""
     import datetime as dt
 
     started = time.perf_counter()
     import ragcard
     from ragcard import __version__
+    from ragcard._parallel import workers_for
     from ragcard.evaluation import load_inputs, score_responses
     from ragcard.metrics.abstention import AbstentionLayer
     from ragcard.metrics.retrieval import RetrievalLayer
@@ -444,10 +455,12 @@ def child_ragcard(data: Path, profile: bool, retrieval_only: bool) -> dict[str, 
             data / ("out-retrieval" if retrieval_only else "out"),
             run_date=dt.date.fromisoformat(RUN_DATE),
             layers=layers,
+            workers=workers,
         )
         return t1 - t0, result
 
-    t_start, cpu_start = time.perf_counter(), time.process_time()
+    used = workers_for(data / "responses.jsonl", workers)
+    t_start, cpu_start = time.perf_counter(), time.process_time() + children_cpu_s()
     if profile:
         import cProfile
         import pstats
@@ -460,7 +473,7 @@ def child_ragcard(data: Path, profile: bool, retrieval_only: bool) -> dict[str, 
     else:
         load_s, result = work()
     total_s = time.perf_counter() - t_start
-    cpu_s = time.process_time() - cpu_start
+    cpu_s = time.process_time() + children_cpu_s() - cpu_start
     metrics = result.scorecard.to_json()["metrics"]
     return {
         "ragcard_version": __version__,
@@ -473,6 +486,10 @@ def child_ragcard(data: Path, profile: bool, retrieval_only: bool) -> dict[str, 
         "load_avg_1min": os.getloadavg()[0],
         "rss_after_imports_mib": rss_imports,
         "peak_rss_mib": peak_rss_mib(),
+        "workers": used,
+        "worker_peak_rss_mib": (
+            resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024 if used > 1 else None
+        ),
         "metrics": {name: metrics[name] for name in ("id_precision", "id_recall")},
         "metric_count": len(metrics),
         "decision": result.scorecard.to_json()["decision"],
@@ -667,6 +684,9 @@ def best_child(
 
 
 def describe(result: dict[str, Any], extra: str = "") -> str:
+    workers = result.get("workers") or 1
+    if workers > 1:
+        extra += f", {workers} workers of peak RSS {result['worker_peak_rss_mib']:.0f} MiB"
     return (
         f"{result['total_s']:.2f} s (CPU {result['cpu_s']:.2f} s{extra}), "
         f"peak RSS {result['peak_rss_mib']:.0f} MiB, load average {result['load_avg_1min']:.1f}"
@@ -674,7 +694,11 @@ def describe(result: dict[str, Any], extra: str = "") -> str:
 
 
 def run_sizes(
-    folders: dict[int, Path], ragas_python: str | None, modes: list[str], repeat: int
+    folders: dict[int, Path],
+    ragas_python: str | None,
+    modes: list[str],
+    repeat: int,
+    workers: int | None = None,
 ) -> list[dict[str, Any]]:
     rows = []
     largest = max(folders)
@@ -682,7 +706,10 @@ def run_sizes(
         row: dict[str, Any] = {"item_attempts": size, "items": math.ceil(size / ATTEMPTS)}
         kinds = ["ragcard", "ragcard-retrieval"] if size == largest else ["ragcard"]
         for kind in kinds:
-            result = best_child(sys.executable, ["--child", kind, "--data", str(data)], repeat)
+            args = ["--child", kind, "--data", str(data)]
+            if workers is not None:
+                args += ["--workers", str(workers)]
+            result = best_child(sys.executable, args, repeat)
             row[kind.replace("-", "_")] = result
             print(f"  {kind:<17} {size:>6,}: {describe(result)}", flush=True)
         if ragas_python is not None:
@@ -803,7 +830,7 @@ def same_values(first: Path, second: Path) -> int:
 def child(args: argparse.Namespace) -> None:
     data = Path(args.data)
     if args.child.startswith("ragcard"):
-        result = child_ragcard(data, args.profile, args.child == "ragcard-retrieval")
+        result = child_ragcard(data, args.profile, args.child == "ragcard-retrieval", args.workers)
     else:
         result = child_ragas(data, args.child.removeprefix("ragas-"), Path(args.values))
     print(json.dumps(result))
@@ -843,6 +870,9 @@ def main() -> None:
     parser.add_argument("--ragas-python", default=".venv-ragas/bin/python")
     parser.add_argument("--ragas-modes", default="ascore,evaluate")
     parser.add_argument("--profile", action="store_true", help="cProfile ragcard at the largest")
+    parser.add_argument(
+        "--workers", type=int, help="ragcard scoring processes (default: ragcard's choice)"
+    )
     parser.add_argument("--out", default=str(RESULTS))
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--data", help=argparse.SUPPRESS)
@@ -867,7 +897,7 @@ def main() -> None:
         t0 = time.perf_counter()
         folders = generate(Path(tmp), sizes, args.passages, args.seed)
         print(f"generated {sizes} item-attempts in {time.perf_counter() - t0:.1f} s", flush=True)
-        rows = run_sizes(folders, ragas_python, modes, args.repeat)
+        rows = run_sizes(folders, ragas_python, modes, args.repeat, args.workers)
         print_table(rows, modes)
         summary = print_summary(rows, modes)
         check = compare(folders, rows[-1], modes)
