@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo demo-persona install dev test lint bench clean
+.PHONY: demo demo-persona install dev test lint bench bench-judges clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -38,6 +38,14 @@ bench: $(BIN)/python
 	$(BIN)/python benchmarks/bench_retrieval.py
 	$(BIN)/python benchmarks/bench_runner.py
 	$(BIN)/python benchmarks/bench_score.py
+
+# Judges: quality on WiCE/BEGIN/FaithBench (../shared/data), cost against Ragas (.venv-ragas),
+# the local judge's acceptance fixture. Needs llama-cpp-python and the models (see
+# benchmarks/README.md); ~20-30 min on 2 cores, so not part of `bench`.
+bench-judges: $(BIN)/python
+	$(BIN)/pip install -q -e '.[dev,bench]'
+	nice -n 10 $(BIN)/python benchmarks/bench_judges.py
+	nice -n 10 $(BIN)/python benchmarks/accept_local_judge.py
 
 clean:
 	rm -rf out examples/*/out examples/*/eval .pytest_cache .mypy_cache .ruff_cache
