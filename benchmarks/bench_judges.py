@@ -742,6 +742,11 @@ def print_tables(result: dict[str, Any]) -> None:
             print("  " + cost_line(row))
 
 
+def write(path: Path, result: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
@@ -788,12 +793,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.skip_quality:
         print("Quality", flush=True)
         result["quality"] = run_quality(args, options)
+        write(args.out, result)  # what is done survives a stopped run
     if not args.skip_cost:
         print("Cost", flush=True)
         result["cost"] = run_cost(args, options)
     result["machine"]["load_average_at_end"] = list(os.getloadavg())
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    write(args.out, result)
     print_tables(result)
     print(f"\nwrote {args.out}")
     return 0
