@@ -193,26 +193,51 @@ def _grounding(f: _Facts) -> Diagnosis | None:
         return None
     if f.value(f"recall@{f.k}") == 0.0:
         return None  # the retrieval miss explains it
-    return Diagnosis("grounding", "good recall, poor faithfulness",
-                     "outside knowledge, or too many passages", "cite-or-abstain contract; "
-                     "fewer, reranked passages", "grounding.unsupported")
+    return Diagnosis(
+        "grounding",
+        "good recall, poor faithfulness",
+        "outside knowledge, or too many passages",
+        "cite-or-abstain contract; fewer, reranked passages",
+        "grounding.unsupported",
+    )
 
 
 def _citation_support(f: _Facts) -> Diagnosis | None:
     if not f.evidence.get("unsupported_citations"):
         return None
-    return Diagnosis("citation", "citations that do not support the sentence",
-                     "citations attached after writing", "cite per sentence, from passage ids",
-                     "citation.unsupported")
+    return Diagnosis(
+        "citation",
+        "citations that do not support the sentence",
+        "citations attached after writing",
+        "cite per sentence, from passage ids",
+        "citation.unsupported",
+    )
+
+
+def _off_topic(f: _Facts) -> Diagnosis | None:
+    if f.value("answer_relevance") != 0.0 or f.value("correct_abstention") == 0.0:
+        return None  # answering where it should abstain is already the failure
+    if f.value(f"recall@{f.k}") == 0.0:
+        return None  # the retrieval miss explains it
+    return Diagnosis(
+        "relevance",
+        "answer does not address the question",
+        "the agent answered a neighbouring question, or drew on passages about something else",
+        "check the passages it drew on; instruct it to answer the question asked, or abstain",
+        "relevance.off_topic",
+    )
 
 
 def _judged_wrong(f: _Facts) -> Diagnosis | None:
     if not any("(judge)" in reason for reason in f.evidence.get("rubric_zero", [])):
         return None
-    return Diagnosis("grounding", "answer judged wrong or mostly unsupported",
-                     "the answer does not say what the expected answer says",
-                     "compare the answer with the expected answer and the passages it drew on",
-                     "rubric.judged_wrong")
+    return Diagnosis(
+        "grounding",
+        "answer judged wrong or mostly unsupported",
+        "the answer does not say what the expected answer says",
+        "compare the answer with the expected answer and the passages it drew on",
+        "rubric.judged_wrong",
+    )
 
 
 _RULES: tuple[Callable[[_Facts], Diagnosis | None], ...] = (
@@ -225,6 +250,7 @@ _RULES: tuple[Callable[[_Facts], Diagnosis | None], ...] = (
     _attribution,
     _grounding,
     _citation_support,
+    _off_topic,
     _judged_wrong,
 )
 

@@ -35,6 +35,7 @@ from ragcard.metrics.base import (
 from ragcard.metrics.citation import CitationLayer
 from ragcard.metrics.currency import CurrencyLayer
 from ragcard.metrics.operations import OperationsLayer
+from ragcard.metrics.relevance import RelevanceLayer
 from ragcard.metrics.retrieval import RetrievalLayer
 from ragcard.metrics.rubric import RubricLayer
 from ragcard.questions import Question
@@ -62,6 +63,7 @@ def default_layers() -> tuple[Layer, ...]:
         AbstentionLayer(),
         AccessLayer(),
         AttributionLayer(),
+        RelevanceLayer(),
         RubricLayer(),
         OperationsLayer(),
     )

@@ -215,3 +215,21 @@ def test_grammar_compiles_when_llama_cpp_is_installed() -> None:
     schema = verdict_schema(3, ["a#1", 'b "2"'], positional=True)
     compiled = grammar.LlamaGrammar.from_json_schema(json.dumps(schema), verbose=False)
     assert compiled is not None
+
+
+async def test_answer_check_uses_the_grammar_form_of_its_schema(model_file: Path) -> None:
+    from ragcard.judges.answer_check import answer_schema
+
+    judge = make(model_file)
+    llama_reply = {"declines": "yes", "declines_score": 0.95, "addresses": "yes",
+                   "addresses_score": 0.8}  # fmt: skip
+    await judge.judge(CTX)  # loads the model
+    loaded(judge).reply = llama_reply
+    (declines,) = await judge.judge(JudgeContext(("Not in the handbook.",), (), "Q?", "abstention"))
+    (addresses,) = await judge.judge(JudgeContext(("Not in the handbook.",), (), "Q?", "relevance"))
+    assert declines.supported and addresses.supported
+    call = loaded(judge).calls[-1]
+    assert call["response_format"] == {"type": "json_object", "schema": answer_schema(grammar=True)}
+    assert len(loaded(judge).calls) == 2  # support + one answer check for both tasks
+    assert set(judge.identity.tasks) == {"abstention", "relevance"}
+    judge.close()

@@ -12,8 +12,9 @@ import re
 
 import pytest
 
+from ragcard.judges.refusals import REFUSAL_PHRASES as _PHRASES
 from ragcard.metrics import _text
-from ragcard.metrics.abstention import _PHRASES, detect_abstention_phrase
+from ragcard.metrics.abstention import detect_abstention_phrase
 from ragcard.responses import (
     _ABBREVIATIONS,
     _BOUNDARY,

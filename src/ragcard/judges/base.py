@@ -9,12 +9,27 @@ that on the item (never a NaN, never a silent pass).
 The judge is always an explicit, recorded part of a run: :class:`JudgeIdentity` (name, model,
 prompt version, decision threshold, calibration against human labels) goes into the scorecard
 of every run that uses it.
+
+Tasks. Besides support (the default), a context may put one of two yes/no questions about a
+whole answer, named by :attr:`JudgeContext.task`:
+
+* ``"relevance"`` — does the answer address the question? ``claims`` holds the answer text,
+  ``question`` the question (required), ``passages`` is empty.
+* ``"abstention"`` — does the answer decline, or say that its sources do not hold the answer?
+  ``claims`` holds the answer text; ``question`` is given as context.
+
+For these, a verdict's ``"supported"`` label reads *yes* and ``"not_supported"`` *no*, and
+``score`` is the judge's belief in *yes*. A backend declares the extra tasks it answers in
+:attr:`JudgeIdentity.tasks` (task → how it answers it, e.g. a prompt version); one that
+declares none answers support only, so a third-party judge written before tasks existed is
+never handed a question it would mistake for support. Ask :func:`answers_task` before asking;
+a backend asked a task it cannot answer raises :class:`TaskNotSupportedError`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, get_args, runtime_checkable
 
 from ragcard.errors import RagcardError
 
@@ -25,10 +40,18 @@ __all__ = [
     "JudgeError",
     "JudgeIdentity",
     "Label",
+    "TASKS",
+    "Task",
+    "TaskNotSupportedError",
     "Verdict",
+    "answers_task",
 ]
 
 Label = Literal["supported", "not_supported", "contradicted"]
+#: What a context asks: support of claims by passages (default), or a yes/no question about a
+#: whole answer (module docstring).
+Task = Literal["support", "relevance", "abstention"]
+TASKS: tuple[Task, ...] = get_args(Task)
 
 
 class JudgeError(RagcardError):
@@ -37,6 +60,16 @@ class JudgeError(RagcardError):
     def __init__(self, message: str, raw: str | None = None) -> None:
         super().__init__(message)
         self.raw = raw
+
+
+class TaskNotSupportedError(JudgeError):
+    """The backend cannot answer this task; the metric falls back or is unscored with this
+    reason (never a zero)."""
+
+    def __init__(self, judge: str, task: str) -> None:
+        super().__init__(f"judge '{judge}' cannot judge {task}")
+        self.judge = judge
+        self.task = task
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,11 +82,13 @@ class Evidence:
 
 @dataclass(frozen=True, slots=True)
 class JudgeContext:
-    """What a judge sees: the claims of one answer, the passages, and the question if known."""
+    """What a judge sees: the claims of one answer, the passages, the question if known, and
+    the task (``"support"`` unless it asks about relevance or abstention)."""
 
     claims: tuple[str, ...]
     passages: tuple[Evidence, ...]
     question: str | None = None
+    task: Task = "support"
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +110,11 @@ class Verdict:
 
 @dataclass(frozen=True, slots=True)
 class JudgeIdentity:
-    """Everything needed to say which judge produced a verdict, and how good it is."""
+    """Everything needed to say which judge produced a verdict, and how good it is.
+
+    ``tasks`` maps each task beyond support that the judge answers to how it answers it (an
+    algorithm or prompt version); empty: support only. The calibration is of support.
+    """
 
     name: str
     model: str | None = None
@@ -83,6 +122,7 @@ class JudgeIdentity:
     threshold: float | None = None
     calibration: dict[str, Any] | None = None
     settings: dict[str, Any] = field(default_factory=dict)
+    tasks: dict[str, str] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -92,6 +132,7 @@ class JudgeIdentity:
             "threshold": self.threshold,
             "calibration": self.calibration,
             "settings": self.settings,
+            "tasks": self.tasks,
         }
 
 
@@ -102,3 +143,8 @@ class Judge(Protocol):
     identity: JudgeIdentity
 
     async def judge(self, ctx: JudgeContext) -> list[Verdict]: ...
+
+
+def answers_task(judge: Judge, task: Task) -> bool:
+    """Whether ``judge`` declares that it answers ``task`` (support always)."""
+    return task == "support" or task in judge.identity.tasks

@@ -105,15 +105,20 @@ def default_cache_path() -> Path:
     return Path(base) / "ragcard" / "judge-cache.sqlite3"
 
 
-def cache_key(model: str, prompt_version: str, ctx: JudgeContext) -> str:
-    """sha256 of the model, the prompt version and the canonical inputs of ``ctx``."""
-    canonical = {
+def cache_key(model: str, prompt_version: str, ctx: JudgeContext, task: str | None = None) -> str:
+    """sha256 of the model, the prompt version, the task (``task``, else ``ctx.task``) and the
+    canonical inputs of ``ctx``. The task is left out for support, so that support keys stay
+    what they were before tasks existed."""
+    canonical: dict[str, Any] = {
         "model": model,
         "prompt_version": prompt_version,
         "claims": list(ctx.claims),
         "passages": [[p.id, p.text] for p in ctx.passages],
         "question": ctx.question,
     }
+    task = task or ctx.task
+    if task != "support":
+        canonical["task"] = task
     text = json.dumps(canonical, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 

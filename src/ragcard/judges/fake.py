@@ -6,6 +6,11 @@ one containing ``contradicted_marker`` (default ``CONTRADICTED``) is ``contradic
 other claim gets ``default`` (``supported``). Markers match whole words, case-sensitively, so
 ordinary prose never trips them by accident.
 
+The yes/no tasks follow the same idea: an answer containing ``off_topic_marker`` (default
+``OFF_TOPIC``) does not address the question, any other does; an answer containing
+``abstain_marker`` (default ``ABSTAIN``) declines, any other does not. ``tasks`` (default all)
+lists the tasks it answers, so tests can also exercise a judge that answers support only.
+
 In a ``ragcard.toml``::
 
     [judge]
@@ -17,11 +22,18 @@ In a ``ragcard.toml``::
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, cast, get_args
 
 from ragcard.errors import ConfigError
-from ragcard.judges.base import JudgeContext, JudgeIdentity, Label, Verdict
+from ragcard.judges.base import (
+    TASKS,
+    JudgeContext,
+    JudgeIdentity,
+    Label,
+    TaskNotSupportedError,
+    Verdict,
+)
 from ragcard.judges.registry import check_options
 
 __all__ = ["FakeJudge"]
@@ -43,6 +55,9 @@ class FakeJudge:
         marker: str = "UNSUPPORTED",
         contradicted_marker: str = "CONTRADICTED",
         default: str = "supported",
+        off_topic_marker: str = "OFF_TOPIC",
+        abstain_marker: str = "ABSTAIN",
+        tasks: Sequence[str] = TASKS,
     ) -> None:
         problems = [
             f"label {value!r} for claim {claim!r}"
@@ -51,6 +66,8 @@ class FakeJudge:
         ]
         if default not in _LABELS:
             problems.append(f"default {default!r}")
+        problems += [f"task {task!r} (allowed: {', '.join(TASKS)})" for task in tasks
+                     if task not in TASKS]  # fmt: skip
         if problems:
             raise ConfigError(
                 f"judge 'fake': {'; '.join(problems)} — allowed labels: {', '.join(_LABELS)}"
@@ -61,9 +78,13 @@ class FakeJudge:
             (contradicted_marker, "contradicted"),
             (marker, "not_supported"),
         ]
-        self._markers = [
-            (re.compile(rf"\b{re.escape(word)}\b"), label) for word, label in rules if word
-        ]
+        self._markers = [(_word(word), label) for word, label in rules if word]
+        # task → (marker, the verdict an answer containing it gets)
+        self._yes_no: dict[str, tuple[re.Pattern[str], bool]] = {
+            "relevance": (_word(off_topic_marker), False),
+            "abstention": (_word(abstain_marker), True),
+        }
+        words = {"relevance": off_topic_marker, "abstention": abstain_marker}
         self.identity = JudgeIdentity(
             name="fake",
             settings={
@@ -72,6 +93,7 @@ class FakeJudge:
                 "contradicted_marker": contradicted_marker,
                 "default": default,
             },
+            tasks={task: f"fake: marker {word!r}" for task, word in words.items() if task in tasks},
         )
 
     @classmethod
@@ -80,7 +102,15 @@ class FakeJudge:
         checked = check_options(
             "fake",
             options,
-            {"labels": dict, "marker": str, "contradicted_marker": str, "default": str},
+            {
+                "labels": dict,
+                "marker": str,
+                "contradicted_marker": str,
+                "default": str,
+                "off_topic_marker": str,
+                "abstain_marker": str,
+                "tasks": list,
+            },
         )
         return cls(**checked)
 
@@ -94,7 +124,20 @@ class FakeJudge:
         return self.default
 
     async def judge(self, ctx: JudgeContext) -> list[Verdict]:
-        """One verdict per claim, in order."""
+        """One verdict per claim, in order (for a yes/no task: per answer)."""
+        if ctx.task != "support":
+            if ctx.task not in self.identity.tasks:
+                raise TaskNotSupportedError("fake", ctx.task)
+            pattern, when_marked = self._yes_no[ctx.task]
+            verdicts = []
+            for answer in ctx.claims:
+                marked = pattern.search(answer) is not None
+                yes = when_marked if marked else not when_marked
+                why = "fake: marker found" if marked else "fake: no marker"
+                verdicts.append(
+                    Verdict("supported" if yes else "not_supported", float(yes), reason=why)
+                )
+            return verdicts
         verdicts = []
         for claim in ctx.claims:
             label = self.label_for(claim)
@@ -104,3 +147,7 @@ class FakeJudge:
             else:
                 verdicts.append(Verdict(label, _SCORES[label], reason="fake"))
         return verdicts
+
+
+def _word(word: str) -> re.Pattern[str]:
+    return re.compile(rf"\b{re.escape(word)}\b")

@@ -299,6 +299,7 @@ class LexicalJudge:
                 if self.threshold == DEFAULT_THRESHOLD
                 else "set in the configuration",
             },
+            tasks=_task_versions(),
         )
 
     @classmethod
@@ -312,7 +313,12 @@ class LexicalJudge:
         return cls(**checked)
 
     async def judge(self, ctx: JudgeContext) -> list[Verdict]:
-        """One verdict per claim, in order; never raises on content."""
+        """One verdict per claim, in order; never raises on content. Relevance and abstention
+        are answered by :mod:`ragcard.judges.lexical_tasks`."""
+        if ctx.task != "support":
+            from ragcard.judges.lexical_tasks import judge_task
+
+            return judge_task(ctx)
         index = _Index(ctx.passages)
         return [self._judge_claim(claim, index) for claim in ctx.claims]
 
@@ -352,3 +358,9 @@ class LexicalJudge:
                 score = coverage * HARD_FAIL_FACTOR
                 return Verdict("contradicted", score, passage_id, span, reason)
         return Verdict(label, coverage, passage_id, span, shown)
+
+
+def _task_versions() -> dict[str, str]:
+    from ragcard.judges.lexical_tasks import TASK_VERSIONS  # (it imports this module)
+
+    return dict(TASK_VERSIONS)

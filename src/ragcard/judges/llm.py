@@ -52,7 +52,14 @@ from pydantic import Field
 from ragcard.errors import ConfigError
 from ragcard.judges.base import JudgeContext, JudgeError, JudgeIdentity
 from ragcard.judges.cache import ChatOptions, estimate_tokens, load_options
-from ragcard.judges.prompts import PROMPT_VERSION, ChatJudge, Reply, truncate_raw, verdict_schema
+from ragcard.judges.prompts import (
+    PROMPT_VERSION,
+    TASK_PROMPT_VERSIONS,
+    ChatJudge,
+    Reply,
+    reply_schema,
+    truncate_raw,
+)
 
 __all__ = ["MODES", "LlmJudge", "LlmOptions", "RateLimiter"]
 
@@ -200,7 +207,13 @@ class LlmJudge(ChatJudge):
             "cache": self.cache is not None,
         }
         return JudgeIdentity(
-            "llm", self.options.model, PROMPT_VERSION, self.options.threshold, None, settings
+            "llm",
+            self.options.model,
+            PROMPT_VERSION,
+            self.options.threshold,
+            None,
+            settings,
+            dict(TASK_PROMPT_VERSIONS),
         )
 
     async def aclose(self) -> None:
@@ -236,14 +249,14 @@ class LlmJudge(ChatJudge):
         }
         if self._send_seed:
             payload["seed"] = self.options.seed
-        n, ids = len(ctx.claims), [p.id for p in ctx.passages]
         if self._mode == "json_schema":
-            schema = {"name": "verdicts", "strict": True, "schema": verdict_schema(n, ids)}
+            name = "verdicts" if ctx.task == "support" else "answer_check"
+            schema = {"name": name, "strict": True, "schema": reply_schema(ctx)}
             payload["response_format"] = {"type": "json_schema", "json_schema": schema}
         elif self._mode == "json_object_schema":
             payload["response_format"] = {
                 "type": "json_object",
-                "schema": verdict_schema(n, ids, positional=True),
+                "schema": reply_schema(ctx, positional=True),
             }
         elif self._mode == "json_object":
             payload["response_format"] = {"type": "json_object"}

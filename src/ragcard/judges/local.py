@@ -45,7 +45,13 @@ from ragcard.errors import ConfigError, MissingExtraError
 from ragcard.judges.base import JudgeContext, JudgeError, JudgeIdentity
 from ragcard.judges.cache import ChatOptions, estimate_tokens, load_options
 from ragcard.judges.models import MODELS, find_model
-from ragcard.judges.prompts import PROMPT_VERSION, ChatJudge, Reply, verdict_schema
+from ragcard.judges.prompts import (
+    PROMPT_VERSION,
+    TASK_PROMPT_VERSIONS,
+    ChatJudge,
+    Reply,
+    reply_schema,
+)
 
 __all__ = ["LocalJudge", "LocalOptions"]
 
@@ -113,7 +119,13 @@ class LocalJudge(ChatJudge):
             "cache": self.cache is not None,
         }
         self.identity = JudgeIdentity(
-            "local", self.model, PROMPT_VERSION, self.options.threshold, None, settings
+            "local",
+            self.model,
+            PROMPT_VERSION,
+            self.options.threshold,
+            None,
+            settings,
+            dict(TASK_PROMPT_VERSIONS),
         )
 
     @classmethod
@@ -137,7 +149,7 @@ class LocalJudge(ChatJudge):
     async def _complete(
         self, messages: list[dict[str, str]], ctx: JudgeContext, max_tokens: int
     ) -> Reply:
-        schema = verdict_schema(len(ctx.claims), [p.id for p in ctx.passages], positional=True)
+        schema = reply_schema(ctx, positional=True)
         return await asyncio.to_thread(self._generate, messages, schema, max_tokens)
 
     def _load(self, n_ctx: int) -> Any:

@@ -30,11 +30,26 @@ import dataclasses
 import json
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, cast, get_args
 
-from ragcard.judges.base import Evidence, JudgeContext, JudgeError, JudgeIdentity, Label, Verdict
+from ragcard.judges.answer_check import (
+    ANSWER_PROMPT_VERSION,
+    ANSWER_TASKS,
+    answer_schema,
+    build_answer_messages,
+    parse_answer_checks,
+)
+from ragcard.judges.base import (
+    Evidence,
+    JudgeContext,
+    JudgeError,
+    JudgeIdentity,
+    Label,
+    TaskNotSupportedError,
+    Verdict,
+)
 from ragcard.judges.cache import ChatOptions, JudgeCache, JudgeStats, Ledger, cache_key
 
 __all__ = [
@@ -44,13 +59,18 @@ __all__ = [
     "PROMPT_VERSION",
     "SYSTEM_PROMPT",
     "build_messages",
+    "TASK_PROMPT_VERSIONS",
     "parse_verdicts",
+    "reply_schema",
     "truncate_raw",
     "verdict_schema",
 ]
 
 #: Changes whenever the prompt, the schema or the parser changes meaning.
 PROMPT_VERSION = "support-v1"
+#: The tasks beyond support the chat backends answer, with the prompt that answers them
+#: (:mod:`ragcard.judges.answer_check`); shown in the judge's identity.
+TASK_PROMPT_VERSIONS = {task: ANSWER_PROMPT_VERSION for task in ANSWER_TASKS}
 
 LABELS: tuple[Label, ...] = get_args(Label)
 
@@ -145,6 +165,14 @@ def verdict_schema(
         "required": ["verdicts"],
         "additionalProperties": False,
     }
+
+
+def reply_schema(ctx: JudgeContext, *, positional: bool = False) -> dict[str, Any]:
+    """The reply schema for ``ctx``: :func:`verdict_schema` for support, the answer-check
+    schema for the yes/no tasks (``positional``: the grammar form, for llama.cpp)."""
+    if ctx.task != "support":
+        return answer_schema(grammar=positional)
+    return verdict_schema(len(ctx.claims), [p.id for p in ctx.passages], positional=positional)
 
 
 def truncate_raw(text: str) -> str:
@@ -296,6 +324,9 @@ class ChatJudge:
         self.max_tokens = options.max_tokens
         self.cache = self._open_cache(options.cache)
         self.ledger = Ledger(price_prompt_per_1k, price_completion_per_1k)
+        # Answer checks decided lately (key → verdicts): the second task of an answer is read
+        # from here, without a call, even when the persistent cache is off.
+        self._recent: dict[str, list[Verdict]] = {}
 
     @staticmethod
     def _open_cache(setting: bool | str) -> JudgeCache | None:
@@ -317,20 +348,14 @@ class ChatJudge:
         gives no usable answer."""
         if not ctx.claims:
             return []
+        if ctx.task != "support":
+            return await self._judge_answers(ctx)
         if not ctx.passages:
             return [Verdict("not_supported", 0.0, reason=_NO_PASSAGES) for _ in ctx.claims]
         key = cache_key(f"{self.backend}:{self.model}", PROMPT_VERSION, ctx)
         if self.cache is not None and (found := self.cache.get(key)) is not None:
             return self._decide(found)
-        started = time.monotonic()
-        try:
-            verdicts = await self._ask(ctx)
-        except JudgeError:
-            self.ledger.failures += 1
-            raise
-        finally:
-            self.ledger.seconds += time.monotonic() - started
-        self.ledger.judgements += 1
+        verdicts = await self._timed(self._ask(ctx))
         if self.cache is not None:
             self.cache.put(key, f"{self.backend}:{self.model}", PROMPT_VERSION, verdicts)
         return self._decide(verdicts)
@@ -346,24 +371,86 @@ class ChatJudge:
             decided.append(verdict)
         return decided
 
+    async def _judge_answers(self, ctx: JudgeContext) -> list[Verdict]:
+        """A yes/no task: one answer check per answer (both tasks at once, kept)."""
+        if ctx.task not in ANSWER_TASKS:
+            raise TaskNotSupportedError(self.backend, ctx.task)
+        if ctx.question is None:
+            raise JudgeError(f"{self.backend} judge: {ctx.task} needs the question")
+        position = ANSWER_TASKS.index(ctx.task)
+        verdicts = []
+        for answer in ctx.claims:
+            checks = await self._answer_checks(JudgeContext((answer,), (), ctx.question, ctx.task))
+            verdicts.append(checks[position])
+        return self._decide(verdicts)
+
+    async def _answer_checks(self, ctx: JudgeContext) -> list[Verdict]:
+        """The (abstention, relevance) verdicts on ``ctx``'s one answer: from memory, the
+        cache, or one request."""
+        model = f"{self.backend}:{self.model}"
+        key = cache_key(model, ANSWER_PROMPT_VERSION, ctx, task="answer-check")
+        found = self._recent.get(key)
+        if found is None and self.cache is not None:
+            found = self.cache.get(key)
+        if found is None:
+            found = await self._timed(self._ask_answer(ctx))
+            if self.cache is not None:
+                self.cache.put(key, model, ANSWER_PROMPT_VERSION, found)
+        if len(self._recent) >= 4096:
+            self._recent.pop(next(iter(self._recent)))
+        self._recent[key] = found
+        return found
+
+    async def _timed(self, asking: Awaitable[list[Verdict]]) -> list[Verdict]:
+        """Await one judgement by the model, counting its time, success or failure."""
+        started = time.monotonic()
+        try:
+            verdicts = await asking
+        except JudgeError:
+            self.ledger.failures += 1
+            raise
+        finally:
+            self.ledger.seconds += time.monotonic() - started
+        self.ledger.judgements += 1
+        return verdicts
+
+    async def _ask_answer(self, ctx: JudgeContext) -> list[Verdict]:
+        messages = build_answer_messages(ctx.question or "", ctx.claims[0])
+        return await self._ask_until_usable(
+            messages, ctx, self.max_tokens or 128, lambda text: parse_answer_checks(text),
+            "the JSON object with the four fields",
+        )  # fmt: skip
+
     async def _ask(self, ctx: JudgeContext) -> list[Verdict]:
-        base = build_messages(ctx)
+        return await self._ask_until_usable(
+            build_messages(ctx),
+            ctx,
+            self.max_tokens or 64 + 160 * len(ctx.claims),
+            lambda text: parse_verdicts(text, len(ctx.claims), ctx.passages),
+            "the JSON object, one verdict per claim",
+        )
+
+    async def _ask_until_usable(
+        self,
+        base: list[dict[str, str]],
+        ctx: JudgeContext,
+        max_tokens: int,
+        parse: Callable[[str], list[Verdict]],
+        wanted: str,
+    ) -> list[Verdict]:
+        """Ask; on an unusable reply ask again saying what was wrong; then JudgeError."""
         messages = base
-        max_tokens = self.max_tokens or 64 + 160 * len(ctx.claims)
         last: JudgeError | None = None
         for _ in range(self.parse_retries + 1):
             reply = await self._complete(messages, ctx, max_tokens)
             try:
-                return parse_verdicts(reply.text, len(ctx.claims), ctx.passages)
+                return parse(reply.text)
             except JudgeError as error:
                 self.ledger.invalid_outputs += 1
                 last = error
             if reply.truncated:
                 max_tokens *= 2
-            correction = (
-                f"That reply could not be used: {last}. Reply again with only the "
-                "JSON object, one verdict per claim."
-            )
+            correction = f"That reply could not be used: {last}. Reply again with only {wanted}."
             messages = [
                 *base,
                 {"role": "assistant", "content": reply.text},

@@ -2,51 +2,63 @@
 
 Whether an attempt abstained is read, in order, from the response's ``abstained`` field, from
 a raised flag (any flag counts unless the configuration names it non-abstaining), and only
-then from the answer text with :func:`detect_abstention_phrase` — a phrase list that catches
-the usual English refusals ("I don't know", "isn't covered in …") but not paraphrased,
-hedged or non-English refusals; the judge layer replaces it when a judge is configured.
+then from the answer text: by the run's judge when it answers the abstention question
+(:mod:`ragcard.metrics.judged`), else by :func:`detect_abstention_phrase` — a phrase list that
+catches the usual English refusals ("I don't know", "isn't covered in …") but not
+paraphrased, hedged or non-English ones. Each attempt records which source decided
+(``abstention_source``: ``field``, ``flag``, ``judge`` or ``phrases``) and, when the judge
+could not answer, why (``abstention_fallback``).
 """
 
 from __future__ import annotations
 
-import re
+from typing import Any
 
+from ragcard.judges.refusals import detect_abstention_phrase
 from ragcard.metrics.base import AttemptContext, LayerScore, MetricSpec, ScoringSettings
+from ragcard.metrics.judged import JudgedAnswer
 from ragcard.responses import AgentResponse
 
-__all__ = ["AbstentionLayer", "abstention_of", "detect_abstention_phrase"]
-
-# Every phrase starts with i, a, w, n, d or u: the leading lookahead only rejects, early, the
-# positions where none could start (same matches, about twice as fast on long answers).
-_PHRASES = re.compile(
-    r"(?=[iawndu])"
-    r"\b(?:"
-    r"i (?:do not|don't|cannot|can't|could not|couldn't|am unable to|am not able to|have no)"
-    r" (?:know|find|answer|say|help with|see|locate|tell|information|record)"
-    r"|(?:is|are|was) not (?:covered|mentioned|addressed|included|stated|in (?:the|my|our))"
-    r"|(?:isn't|aren't|wasn't) (?:covered|mentioned|addressed|included|stated|in (?:the|my|our))"
-    r"|no (?:information|record|mention|answer|details?) (?:about|on|of|for|in)"
-    r"|not in (?:the|my|our) (?:records?|sources?|documents?|handbook|archive|letters)"
-    r"|(?:doesn't|does not|don't|do not) (?:say|cover|mention|address|contain)"
-    r"|unable to (?:answer|find)"
-    r"|(?:i'm|i am) (?:sorry|afraid),? (?:but )?(?:i|that)"
-    r")",
-    re.IGNORECASE,
-)
+__all__ = [
+    "AbstentionLayer",
+    "abstention_evidence",
+    "abstention_of",
+    "detect_abstention_phrase",
+    "judged_of",
+]
 
 
-def detect_abstention_phrase(text: str) -> bool:
-    """True when ``text`` reads as a refusal to answer from the sources (English phrases)."""
-    return bool(_PHRASES.search(text.replace("’", "'")))
-
-
-def abstention_of(response: AgentResponse, settings: ScoringSettings) -> tuple[bool, str]:
-    """(abstained, source) with source one of ``field``, ``flag``, ``text``."""
+def abstention_of(
+    response: AgentResponse, settings: ScoringSettings, judged: JudgedAnswer | None = None
+) -> tuple[bool, str]:
+    """(abstained, source) with source one of ``field``, ``flag``, ``judge``, ``phrases``;
+    ``judged``: the judge's verdicts on this answer, when the run has a judge."""
     if response.abstained is not None:
         return response.abstained, "field"
     if response.flag and response.flag not in settings.non_abstaining_flags:
         return True, "flag"
-    return detect_abstention_phrase(response.answer), "text"
+    if judged is not None and judged.abstention is not None:
+        return judged.abstention.supported, "judge"
+    return detect_abstention_phrase(response.answer), "phrases"
+
+
+def judged_of(ctx: AttemptContext) -> JudgedAnswer | None:
+    """The judge's verdicts on this attempt's answer (None without a judge)."""
+    return ctx.judged if ctx.settings.judge is not None else None
+
+
+def abstention_evidence(ctx: AttemptContext, source: str) -> dict[str, Any]:
+    """What the judge said on the abstention question, or why the phrases decided instead."""
+    judged = judged_of(ctx)
+    if source == "judge" and judged is not None and judged.abstention is not None:
+        verdict = judged.abstention
+        said = "declines" if verdict.supported else "answers"
+        return {"abstention_judge": {"verdict": said, "score": verdict.score,
+                                     "reason": verdict.reason}}  # fmt: skip
+    if source == "phrases" and ctx.settings.judge is not None:
+        why = judged.note("abstention") if judged is not None else None
+        return {"abstention_fallback": why or "not judged"}
+    return {}
 
 
 class AbstentionLayer:
@@ -85,9 +97,10 @@ class AbstentionLayer:
         response = ctx.response
         if response is None or ctx.settings.retrieval_only:
             return result
-        abstained, source = abstention_of(response, ctx.settings)
+        abstained, source = abstention_of(response, ctx.settings, judged_of(ctx))
         result.evidence["abstained"] = abstained
         result.evidence["abstention_source"] = source
+        result.evidence.update(abstention_evidence(ctx, source))
         if ctx.question.is_answerable:
             result.values["false_abstention"] = 1.0 if abstained else 0.0
         else:

@@ -8,22 +8,38 @@ batched per answer (all sentences in one call per passage set), and returns a fr
 * every sentence against each passage it cites (citation accuracy, per pair);
 * every sentence against the not-in-force versions of the documents in play (superseded
   answers by content: supported by an old version and not by what is in force);
-* the expected answer against the answer text (the rubric's "is it correct and complete?").
+* the expected answer against the answer text (the rubric's "is it correct and complete?");
+* two yes/no questions about the whole answer, when the judge answers them
+  (:func:`ragcard.judges.base.answers_task`): does it address the question (answer relevance),
+  and — when the agent sent no ``abstained`` field — does it decline (abstention from text).
 
-A judge failure is kept on the answer (``error``) and turns the judge-dependent measures of
-that item into "unscored: judge failed", never a zero.
+A judge failure on support is kept on the answer (``error``) and turns the judge-dependent
+measures of that item into "unscored: judge failed", never a zero. A yes/no question the judge
+cannot answer, or failed on, leaves its verdict None with the reason in ``notes``: the
+abstention layer then falls back to its phrase list, answer relevance is unscored on the item.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ragcard.corpus import Corpus, Passage
-from ragcard.judges.base import Evidence, Judge, JudgeContext, JudgeError, Verdict
+from ragcard.judges.base import (
+    Evidence,
+    Judge,
+    JudgeContext,
+    JudgeError,
+    Task,
+    TaskNotSupportedError,
+    Verdict,
+    answers_task,
+)
 from ragcard.questions import Question
 from ragcard.responses import AgentResponse
 
 __all__ = ["JudgedAnswer", "judge_answer"]
+
+_Pairs = tuple[tuple[int, str, Verdict], ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +52,13 @@ class JudgedAnswer:
     stale: tuple[tuple[int, str, Verdict], ...] = ()
     correctness: Verdict | None = None
     error: str | None = None
+    abstention: Verdict | None = None
+    relevance: Verdict | None = None
+    notes: tuple[tuple[str, str], ...] = ()
+
+    def note(self, task: str) -> str | None:
+        """Why there is no verdict on ``task`` (``abstention``/``relevance``), if known."""
+        return next((why for name, why in self.notes if name == task), None)
 
 
 def _evidence(passages: list[Passage]) -> tuple[Evidence, ...]:
@@ -65,32 +88,78 @@ async def judge_answer(
     """All the judge calls for one answer; ``in_force`` = ids in force on the run date."""
     sentences = tuple(response.sentences())
     if not sentences:
-        return JudgedAnswer(sentences)
+        empty = (("abstention", "empty answer"), ("relevance", "empty answer"))
+        return JudgedAnswer(sentences, notes=empty)
+    abstention: Verdict | None = None
+    notes: list[tuple[str, str]] = []
+    if response.abstained is None:  # the agent did not say: ask the judge
+        abstention, why = await _ask_yes_no(judge, "abstention", question, response)
+        notes += [("abstention", why)] if why else []
+    relevance, why = await _ask_yes_no(judge, "relevance", question, response)
+    notes += [("relevance", why)] if why else []
+    checked = JudgedAnswer(sentences, abstention=abstention, relevance=relevance,
+                           notes=tuple(notes))  # fmt: skip
+    try:
+        support, citations, stale, correctness = await _judge_support(
+            judge, question, response, corpus, sentences, in_force
+        )
+    except JudgeError as error:
+        return replace(checked, error=str(error))
+    return replace(
+        checked, support=support, citations=citations, stale=stale, correctness=correctness
+    )
+
+
+async def _judge_support(
+    judge: Judge,
+    question: Question,
+    response: AgentResponse,
+    corpus: Corpus,
+    sentences: tuple[str, ...],
+    in_force: set[str],
+) -> tuple[tuple[Verdict, ...], _Pairs, _Pairs, Verdict | None]:
+    """Support of the sentences by the passages seen, by the passages cited, by old versions;
+    and of the expected answer by the answer."""
     visible = [
         p
         for pid in response.retrieved_ids
         if (p := corpus.get(pid)) is not None and p.visible_to(question.asker)
     ]
+    support: tuple[Verdict, ...] = ()
+    if visible:
+        support = tuple(
+            await judge.judge(JudgeContext(sentences, _evidence(visible), question.question))
+        )
+    citations = await _judge_citations(judge, question, response, corpus, sentences)
+    stale = await _judge_stale(judge, question, response, corpus, sentences, in_force)
+    correctness = None
+    if question.expected_answer:
+        (correctness,) = await judge.judge(
+            JudgeContext(
+                (question.expected_answer,),
+                (Evidence("answer", response.answer),),
+                question.question,
+            )
+        )
+    return support, citations, stale, correctness
+
+
+async def _ask_yes_no(
+    judge: Judge, task: Task, question: Question, response: AgentResponse
+) -> tuple[Verdict | None, str | None]:
+    """The judge's verdict on a yes/no task about the answer, or why there is none."""
+    if not answers_task(judge, task):
+        return None, f"judge '{judge.identity.name}' cannot judge {task}"
+    ctx = JudgeContext((response.answer,), (), question.question, task)
     try:
-        support: tuple[Verdict, ...] = ()
-        if visible:
-            support = tuple(
-                await judge.judge(JudgeContext(sentences, _evidence(visible), question.question))
-            )
-        citations = await _judge_citations(judge, question, response, corpus, sentences)
-        stale = await _judge_stale(judge, question, response, corpus, sentences, in_force)
-        correctness = None
-        if question.expected_answer:
-            (correctness,) = await judge.judge(
-                JudgeContext(
-                    (question.expected_answer,),
-                    (Evidence("answer", response.answer),),
-                    question.question,
-                )
-            )
+        verdicts = await judge.judge(ctx)
+    except TaskNotSupportedError as error:
+        return None, str(error)
     except JudgeError as error:
-        return JudgedAnswer(sentences, error=str(error))
-    return JudgedAnswer(sentences, support, citations, stale, correctness)
+        return None, f"judge failed: {error}"
+    if len(verdicts) != 1:
+        return None, f"judge failed: {len(verdicts)} verdicts for one answer"
+    return verdicts[0], None
 
 
 async def _judge_citations(

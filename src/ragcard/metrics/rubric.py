@@ -11,18 +11,23 @@ With a judge, the levels come from yes/no questions put to it:
 * *faithful* — is every sentence supported by the retrieved passages?
 * *cited right* — does every cited passage support its sentence?
 
+* *addresses the question* — asked only when the item has no expected answer (otherwise
+  *correct* already says whether it answers), and only of a judge that answers relevance.
+
 3 = correct, faithful and cited right (or, with no expected answer, faithful and cited right);
 2 = correct and faithful but a citation misses the exact passage, or faithful but incomplete
 (the judge gives the expected answer a partial score ≥ 0.5); 1 = correct with an
 unsupported claim, or not shown correct but mostly supported; 0 = contradicted, or mostly
-unsupported and not shown correct. An abstention on an unanswerable item is the right answer: 3.
+unsupported and not shown correct. With no expected answer, an answer the judge says does not
+address the question is at most 1 (faithful, but not an answer to what was asked). An
+abstention on an unanswerable item is the right answer: 3.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ragcard.metrics.abstention import abstention_of
+from ragcard.metrics.abstention import abstention_of, judged_of
 from ragcard.metrics.base import (
     NEEDS_JUDGE,
     AttemptContext,
@@ -58,6 +63,14 @@ def hard_zero_reasons(ctx: AttemptContext, values: Mapping[str, float]) -> list[
 
 def rubric_level(judged: JudgedAnswer, faithfulness: float | None) -> int:
     """The 0–3 level from the judge's verdicts (hard zeros are applied before this)."""
+    level = _level(judged, faithfulness)
+    if judged.correctness is None and judged.relevance is not None:
+        if not judged.relevance.supported:
+            return min(level, 1)
+    return level
+
+
+def _level(judged: JudgedAnswer, faithfulness: float | None) -> int:
     faithful = faithfulness == 1.0
     cited_right = all(v.supported for _, _, v in judged.citations)
     correct = judged.correctness
@@ -141,4 +154,4 @@ class RubricLayer:
 
 
 def _abstained(ctx: AttemptContext) -> bool:
-    return ctx.response is not None and abstention_of(ctx.response, ctx.settings)[0]
+    return ctx.response is not None and abstention_of(ctx.response, ctx.settings, judged_of(ctx))[0]

@@ -134,8 +134,14 @@ def judge_summary(judge: dict[str, Any]) -> str:
     if judge.get("threshold") is not None:
         parts.append(f"threshold {judge['threshold']:g}")
     calibration = judge.get("calibration")
-    parts.append(calibration["per_dataset"].split(" · ", 1)[-1] if calibration else
-                 "UNCALIBRATED: no measurement against human labels")
+    parts.append(
+        calibration["per_dataset"].split(" · ", 1)[-1]
+        if calibration
+        else "UNCALIBRATED: no measurement against human labels"
+    )
+    tasks = judge.get("tasks")
+    if tasks:  # the yes/no questions it also answers, and how (not covered by the calibration)
+        parts.append("also judges " + ", ".join(f"{t} ({how})" for t, how in tasks.items()))
     if judge.get("failures"):
         parts.append(f"{judge['failures']} judge failure(s)")
     return " · ".join(parts)
@@ -145,10 +151,35 @@ def _override_lines(override: dict[str, Any] | None) -> list[str]:
     """A loosening of locked thresholds, shown in red wherever the scorecard goes."""
     if not override:
         return []
-    lines = [f"🔴 **THRESHOLDS LOOSENED AFTER THEY WERE LOCKED** — by {_cell(override['by'])}: "
-             f"“{_cell(override['reason'])}”", ""]
+    lines = [
+        f"🔴 **THRESHOLDS LOOSENED AFTER THEY WERE LOCKED** — by {_cell(override['by'])}: "
+        f"“{_cell(override['reason'])}”",
+        "",
+    ]
     lines += [f"- 🔴 `{f['measure']}`: {f['change']}" for f in override["loosened"]]
     return [*lines, ""]
+
+
+_SOURCES = {
+    "field": "the agent's `abstained` field",
+    "flag": "a raised flag",
+    "judge": "the judge, from the answer text",
+    "phrases": "refusal phrases in the answer text",
+}
+
+
+def _abstention_source_line(card: Scorecard) -> list[str]:
+    """Which source decided, attempt by attempt, whether the agent abstained."""
+    if not card.abstention_sources:
+        return []
+    judge = card.config.get("judge", {}).get("name")
+    parts = [
+        f"{_SOURCES.get(source, source)}"
+        + (f" ({judge})" if source == "judge" and judge else "")
+        + f": {n}"
+        for source, n in card.abstention_sources.items()
+    ]
+    return ["", "Abstention decided by — " + " · ".join(parts) + " (attempts)."]
 
 
 def _diagnosis_rows(causes: list[dict[str, Any]]) -> list[str]:
@@ -183,12 +214,17 @@ def _failure_rows(failures: list[dict[str, Any]], limit: int = 200) -> list[str]
 
 def _flaky_rows(flaky: list[dict[str, Any]]) -> list[str]:
     attempts = sorted({n for row in flaky for n in row["attempts"]}, key=int)
-    rows = ["| Item | Category | Must-pass | " + " | ".join(f"Attempt {n}" for n in attempts)
-            + " |", "|---|---|---|" + "---|" * len(attempts)]
+    rows = [
+        "| Item | Category | Must-pass | " + " | ".join(f"Attempt {n}" for n in attempts) + " |",
+        "|---|---|---|" + "---|" * len(attempts),
+    ]
     for row in flaky:
         cells = [_cell(row["attempts"].get(n)) for n in attempts]
-        rows.append(f"| {row['item']} | {row['category']} | {'yes' if row['must_pass'] else ''} | "
-                    + " | ".join(cells) + " |")
+        rows.append(
+            f"| {row['item']} | {row['category']} | {'yes' if row['must_pass'] else ''} | "
+            + " | ".join(cells)
+            + " |"
+        )
     return rows
 
 
@@ -205,6 +241,7 @@ def render_markdown(card: Scorecard) -> str:
         "that could not be computed says why; it is never shown as 0.",
         "",
         *_metric_rows(card),
+        *_abstention_source_line(card),
     ]
     for name, by_label in card.breakdowns.items():
         if by_label:
@@ -235,8 +272,14 @@ def render_markdown(card: Scorecard) -> str:
             "count as failures of their items.",
         ]
     if card.flaky:
-        out += ["", "## Flaky items", "", "The verdict differs across attempts; must-pass checks "
-                "use the worst attempt.", "", *_flaky_rows(card.flaky)]
+        out += [
+            "",
+            "## Flaky items",
+            "",
+            "The verdict differs across attempts; must-pass checks use the worst attempt.",
+            "",
+            *_flaky_rows(card.flaky),
+        ]
     if card.failures:
         out += ["", "## Failing items", "", *_failure_rows(card.failures)]
     out += [

@@ -47,10 +47,14 @@ class FailureTally:
         self.causes: dict[str, _Cause] = {}
         self.items: dict[str, _ItemFailures] = {}
         self.errors: Counter[str] = Counter()
+        self.abstention_sources: Counter[str] = Counter()
         self.attempts = 0
 
     def add(self, question: Question, score: AttemptScore) -> None:
         self.attempts += 1
+        source = score.evidence.get("abstention_source")
+        if source is not None:
+            self.abstention_sources[source] += 1
         if score.failed:
             self.errors[score.evidence.get("error", {}).get("kind", "unknown")] += 1
         if score.passed:
@@ -85,6 +89,8 @@ class Scorecard:
     failures: list[dict[str, Any]]
     errors: dict[str, Any]
     flaky: list[dict[str, Any]]
+    #: attempts by what decided whether they abstained: field, flag, judge, phrases
+    abstention_sources: dict[str, int] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -112,6 +118,7 @@ class Scorecard:
             "failures": self.failures,
             "errors": self.errors,
             "flaky": self.flaky,
+            "abstention_sources": self.abstention_sources,
         }
 
 
@@ -179,8 +186,14 @@ def _flaky(acc: ScoreAccumulator, tally: FailureTally) -> list[dict[str, Any]]:
             str(n): "pass" if ok else "fail: " + "; ".join(failed.get(n, []))
             for n, ok in sorted(item.verdicts.items())
         }
-        rows.append({"item": item_id, "category": item.question.category,
-                     "must_pass": item.question.must_pass, "attempts": attempts})
+        rows.append(
+            {
+                "item": item_id,
+                "category": item.question.category,
+                "must_pass": item.question.must_pass,
+                "attempts": attempts,
+            }
+        )
     return rows
 
 
@@ -220,4 +233,5 @@ def build_scorecard(
         failures=_failures(tally),
         errors=errors,
         flaky=_flaky(acc, tally),
+        abstention_sources=dict(tally.abstention_sources.most_common()),
     )
