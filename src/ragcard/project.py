@@ -15,7 +15,7 @@ from ragcard.governance import changes, declared_inputs, frozen_configuration
 from ragcard.history import HistoryStore, RunEntry, ThresholdLock, default_history_url
 from ragcard.judges.base import Judge
 from ragcard.judges.metaeval.calibration import load_calibration, shipped_calibration
-from ragcard.judges.registry import build_judge
+from ragcard.judges.registry import AUTO, build_judge, resolve_backend
 
 __all__ = [
     "build_run_judge",
@@ -31,17 +31,25 @@ def build_run_judge(config: Config) -> Judge | None:
     """The judge named in ``[judge]`` with its calibration, or None: there is no hidden
     default judge. ``calibration = "file.json"`` (from ``ragcard judges evaluate --save``)
     says how it agrees with human labels; without it a built-in judge configured exactly as
-    ragcard's developers measured it carries their measurement, any other is uncalibrated."""
+    ragcard's developers measured it carries their measurement, any other is uncalibrated.
+    ``backend = "auto"`` builds ``ensemble`` or ``lexical`` (whichever is installed); the
+    identity recorded is that judge's, with ``settings.requested = "auto"``."""
     if not config.judge:
         return None
     spec = dict(config.judge)
     path = spec.pop("calibration", None)
-    judge = build_judge(spec)
+    requested = spec.get("backend")
+    judge = build_judge(resolve_backend(spec))
     record = (
         load_calibration(config.resolve(str(path))) if path else shipped_calibration(judge.identity)
     )
+    changes: dict[str, Any] = {}
     if record is not None:
-        judge.identity = dataclasses.replace(judge.identity, calibration=record)
+        changes["calibration"] = record
+    if requested == AUTO:  # after the calibration lookup, which compares settings
+        changes["settings"] = {**judge.identity.settings, "requested": AUTO}
+    if changes:
+        judge.identity = dataclasses.replace(judge.identity, **changes)
     return judge
 
 

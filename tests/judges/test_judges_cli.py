@@ -50,7 +50,7 @@ def test_fake_judge_with_options() -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--judge", "gpt"], "unknown backend 'gpt'; choose one of: lexical, fake, llm, local"),
+        (["--judge", "gpt"], "unknown backend 'gpt'; choose one of: auto, lexical"),
         (["--judge", "lexical", "--option", "treshold=0.5"], "unknown option 'treshold'"),
         (["--judge", "lexical", "--option", "oops"], "--option expects key=value"),
         (["--judge", "lexical", "--dataset", "nope"], "unknown dataset 'nope'"),

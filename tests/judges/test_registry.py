@@ -82,7 +82,9 @@ def plugins(monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
 
 
 def test_builtins_are_listed_in_one_table_and_first() -> None:
-    assert list(registry.BUILTIN_JUDGES) == ["lexical", "fake", "llm", "local"]
+    assert list(registry.BUILTIN_JUDGES) == [
+        "lexical", "fake", "llm", "local", "embedding", "ensemble"
+    ]  # fmt: skip
     assert registry.judge_names()[:4] == ["lexical", "fake", "llm", "local"]
 
 
@@ -102,7 +104,7 @@ def test_unknown_backend_lists_the_valid_names(plugins: dict[str, str]) -> None:
     with pytest.raises(ConfigError) as caught:
         registry.build_judge({"backend": "gpt"})
     assert "unknown backend 'gpt'" in str(caught.value)
-    assert "lexical, fake, llm, local, nli" in str(caught.value)
+    assert "auto, lexical, fake, llm, local, embedding, ensemble, nli" in str(caught.value)
 
 
 def test_bad_options_are_all_reported() -> None:

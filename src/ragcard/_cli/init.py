@@ -23,6 +23,12 @@ thresholds = "thresholds.toml"
 type = "callable"
 function = "my_agent:answer"
 
+# The judge behind faithfulness, citation accuracy and the rubric. "auto" = the best offline
+# judge installed: "ensemble" with pip install 'ragcard[embed]', "lexical" without it. Name a
+# backend ("lexical", "ensemble", "local", "llm") to pin it; delete this table for no judge.
+[judge]
+backend = "auto"
+
 [run]
 attempts = 3
 concurrency = 8

@@ -1,4 +1,4 @@
-"""``ragcard judges …`` — meta-evaluate a judge against human labels.
+"""``ragcard judges …`` — meta-evaluate a judge against human labels; train the ensemble.
 
 ``ragcard judges evaluate --judge lexical --dataset wice-100 --dataset begin`` runs the judge
 over the named human-labelled sets and prints, per dataset and pooled, n, balanced accuracy,
@@ -29,7 +29,13 @@ from ragcard.judges.metaeval import (
 from ragcard.judges.metaeval.examples import SPLIT_SEED
 from ragcard.judges.registry import build_judge
 
-__all__ = ["evaluate_command", "judges_app", "parse_options", "parse_threshold"]
+__all__ = [
+    "evaluate_command",
+    "judges_app",
+    "parse_options",
+    "parse_threshold",
+    "train_ensemble_command",
+]
 
 judges_app = typer.Typer(
     name="judges",
@@ -38,6 +44,11 @@ judges_app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+
+DataDir = Annotated[
+    Path, typer.Option("--data-dir", help="Folder holding wice/, begin/, faithbench/.")
+]
 
 
 @judges_app.callback()
@@ -95,9 +106,7 @@ def evaluate_command(
             "your labels file; repeatable. Default: wice-100, begin, faithbench.",
         ),
     ] = None,
-    data_dir: Annotated[
-        Path, typer.Option("--data-dir", help="Folder holding wice/, begin/, faithbench/.")
-    ] = DEFAULT_DATA_DIR,
+    data_dir: DataDir = DEFAULT_DATA_DIR,
     limit: Annotated[
         int | None,
         typer.Option("--limit", metavar="N", help="First N examples of each part only."),
@@ -130,6 +139,47 @@ def evaluate_command(
     if save is not None:
         record = save_calibration(evaluation, save)
         err.print(f"calibration written to {save}: {calibration_line(record)}", highlight=False)
+
+
+@judges_app.command("train-ensemble")
+@user_errors
+def train_ensemble_command(
+    out: Annotated[Path, typer.Option("--out", help="Write the weights JSON here.")],
+    datasets: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--dataset",
+            metavar="NAME|PATH.jsonl",
+            help="Train on this dataset's dev part (never its reported part); repeatable. "
+            "Default: begin, wice-100 (its 258 unreported claims). FaithBench is refused "
+            "(evaluation only).",
+        ),
+    ] = None,
+    data_dir: DataDir = DEFAULT_DATA_DIR,
+    features: Annotated[
+        list[str] | None,
+        typer.Option("--feature", help="Use only these features; repeatable. Default: all."),
+    ] = None,
+    l2: Annotated[float, typer.Option("--l2", help="L2 penalty (standardised).")] = 10.0,
+    llm_vote: Annotated[
+        bool, typer.Option("--llm-vote", help="Add the local LLM judge's vote (slow).")
+    ] = False,
+    llm_options: Annotated[
+        list[str] | None,
+        typer.Option("--llm-option", metavar="KEY=VALUE", help="Local judge option."),
+    ] = None,
+    limit: Annotated[
+        int | None, typer.Option("--limit", metavar="N", help="First N examples of each part.")
+    ] = None,
+) -> None:
+    """Train the ensemble judge's weights on labelled data and write them as JSON."""
+    from ragcard.judges.ensemble_train import format_weights, train_weights
+
+    names = datasets or ["begin", "wice-100"]
+    options = parse_options(llm_options or [])
+    model = train_weights(names, data_dir, features, l2, llm_vote, options, limit)
+    model.save(out)
+    typer.echo(format_weights(model, out), nl=False)
 
 
 if __name__ == "__main__":  # `python -m ragcard._cli.judges evaluate …` before it is registered

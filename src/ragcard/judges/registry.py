@@ -13,7 +13,9 @@ its judge (the :class:`~ragcard.judges.base.Judge` protocol with a
 :class:`~ragcard.judges.base.JudgeIdentity`); each error names the plugin and what is wrong.
 
 There is no default backend: a configuration without ``backend`` is an error, so nothing ever
-calls a paid API behind the user's back.
+calls a paid API behind the user's back. ``backend = "auto"`` picks the best *offline* judge
+installed — ``ensemble`` when the ``embed`` extra is there, ``lexical`` otherwise
+(:func:`resolve_backend`) — and the judge it builds records its own name, never "auto".
 """
 
 from __future__ import annotations
@@ -27,7 +29,15 @@ from typing import Any
 from ragcard.errors import ConfigError
 from ragcard.judges.base import Judge, JudgeIdentity
 
-__all__ = ["BUILTIN_JUDGES", "ENTRY_POINT_GROUP", "build_judge", "check_options", "judge_names"]
+__all__ = [
+    "AUTO",
+    "BUILTIN_JUDGES",
+    "ENTRY_POINT_GROUP",
+    "build_judge",
+    "check_options",
+    "judge_names",
+    "resolve_backend",
+]
 
 #: The built-in backends: name → "module:Class". The only place they are registered.
 BUILTIN_JUDGES: Mapping[str, str] = {
@@ -35,7 +45,12 @@ BUILTIN_JUDGES: Mapping[str, str] = {
     "fake": "ragcard.judges.fake:FakeJudge",
     "llm": "ragcard.judges.llm:LlmJudge",
     "local": "ragcard.judges.local:LocalJudge",
+    "embedding": "ragcard.judges.embedding:EmbeddingJudge",
+    "ensemble": "ragcard.judges.ensemble:EnsembleJudge",
 }
+
+#: The backend name that resolves to the best offline judge installed.
+AUTO = "auto"
 
 #: The entry-point group third-party judge backends register under.
 ENTRY_POINT_GROUP = "ragcard.judges"
@@ -52,6 +67,30 @@ def judge_names() -> list[str]:
     return [*BUILTIN_JUDGES, *plugins]
 
 
+def _embed_available() -> bool:
+    """Whether the ``embed`` extra is installed (a seam tests replace)."""
+    from ragcard.reference.embeddings import embeddings_available
+
+    return embeddings_available()
+
+
+def resolve_backend(spec: Mapping[str, Any]) -> dict[str, Any]:
+    """``spec`` with ``backend = "auto"`` replaced by ``ensemble`` (``embed`` extra installed)
+    or ``lexical``; any other spec unchanged. ``auto`` takes no options: they would mean
+    different things to the two judges, so name the backend to set them."""
+    resolved = dict(spec)
+    if resolved.get("backend") != AUTO:
+        return resolved
+    extra = sorted(key for key in resolved if key != "backend")
+    if extra:
+        raise ConfigError(
+            f"judge: backend 'auto' takes no options (got {', '.join(extra)}); name the "
+            "backend (ensemble or lexical) to set options"
+        )
+    resolved["backend"] = "ensemble" if _embed_available() else "lexical"
+    return resolved
+
+
 def build_judge(spec: Mapping[str, Any]) -> Judge:
     """Build the judge a ``[judge]`` table describes: ``backend`` plus the backend's options.
 
@@ -61,11 +100,12 @@ def build_judge(spec: Mapping[str, Any]) -> Judge:
         MissingExtraError: the backend's optional dependencies are not installed (raised by
             the backend itself, with the ``pip install`` hint).
     """
+    spec = resolve_backend(spec)
     backend = spec.get("backend")
     if not isinstance(backend, str) or not backend:
         raise ConfigError(
             "judge: 'backend' is required (there is no default judge); "
-            f"choose one of: {', '.join(judge_names())}"
+            f"choose one of: {', '.join([AUTO, *judge_names()])}"
         )
     options = {key: value for key, value in spec.items() if key != "backend"}
     if backend in BUILTIN_JUDGES:
@@ -75,7 +115,8 @@ def build_judge(spec: Mapping[str, Any]) -> Judge:
     plugin = next((ep for ep in _entry_points() if ep.name == backend), None)
     if plugin is None:
         raise ConfigError(
-            f"judge: unknown backend '{backend}'; choose one of: {', '.join(judge_names())}"
+            f"judge: unknown backend '{backend}'; choose one of: "
+            f"{', '.join([AUTO, *judge_names()])}"
         )
     label = _plugin_label(plugin)
     factory = _load_plugin(plugin, label)

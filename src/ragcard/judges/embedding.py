@@ -1,0 +1,206 @@
+"""The ``embedding`` judge: how close is the claim to the nearest passage sentence?
+
+Needs the ``embed`` extra (``pip install 'ragcard[embed]'``): the MiniLM int8 encoder shared
+with the reference agent (:mod:`ragcard.reference.embeddings`). Per claim it encodes the claim
+and every passage sentence (sentences as the ``lexical`` judge splits them), takes the best
+cosine, and maps it to a score in [0, 1] with a one-feature logistic model shipped in
+``judges/weights/embedding.json`` (trained by ``ragcard judges train-ensemble --feature
+emb_max`` on BEGIN dev and WiCE's 258 claims outside the published subset; the file records
+it). Evidence = the best sentence (``passage_id`` and character ``span``).
+
+Passage-sentence vectors are cached per passage text within a judge instance (least recently
+used first out), so an answer's passages are encoded once however many claims it has, and a
+passage shared by many answers once per run.
+
+What it cannot see: a cosine measures topic, not truth. "The office opens at 9" and "The office
+opens at 10" are near-identical vectors; negation and wrong numbers barely move it. It is a
+signal for the ``ensemble`` judge and an evidence selector more than a judge on its own.
+
+TOML::
+
+    [judge]
+    backend = "embedding"
+    threshold = 0.5        # absent: the threshold stored in the weights file
+    weights = "mine.json"  # absent: the shipped embedding.json
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ragcard.errors import ConfigError, MissingExtraError
+from ragcard.judges.base import Evidence, JudgeContext, JudgeIdentity, Label, Verdict
+from ragcard.judges.ensemble_model import LogisticModel, load_weights, shipped_weights_path
+from ragcard.judges.lexical import LexicalJudge, split_sentences
+from ragcard.judges.registry import check_options
+
+__all__ = ["EmbeddingJudge", "Encoder", "SentenceVectors", "SentenceMatches"]
+
+#: Passages whose sentence vectors one judge instance keeps.
+CACHE_PASSAGES = 4096
+
+
+class Encoder(Protocol):
+    """What the judge needs of an encoder (the MiniLM one, or a stub in tests)."""
+
+    def encode(self, texts: Sequence[str]) -> NDArray[np.float32]: ...
+
+    def describe(self) -> dict[str, Any]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class SentenceMatches:
+    """The passage sentences of one context, their vectors, and the claims' cosines to them.
+
+    ``sentences[i] = (passage index, (start, end))``; ``cosines[c, i]`` is claim ``c`` against
+    sentence ``i`` (empty second axis when the passages have no text).
+    """
+
+    sentences: tuple[tuple[int, tuple[int, int]], ...]
+    cosines: NDArray[np.float32]
+
+    def ranked(self, claim: int) -> list[int]:
+        """Sentence indices, best cosine first (ties: earlier sentence first)."""
+        row = self.cosines[claim]
+        return sorted(range(row.shape[0]), key=lambda i: (-float(row[i]), i))
+
+
+class SentenceVectors:
+    """Encodes passage sentences once per passage text (LRU-bounded) and claims per call."""
+
+    def __init__(self, encoder: Encoder, capacity: int = CACHE_PASSAGES) -> None:
+        self.encoder = encoder
+        self.capacity = capacity
+        self._passages: OrderedDict[str, _Encoded] = OrderedDict()
+        self._texts: OrderedDict[str, NDArray[np.float32]] = OrderedDict()
+        self.encoded_sentences = 0
+
+    def match(self, claims: Sequence[str], passages: Sequence[Evidence]) -> SentenceMatches:
+        """Cosines of every claim to every sentence of ``passages``; whatever is not cached
+        yet is encoded in one call. The "claims" may be any texts (the ensemble adds the
+        claims' clauses); their vectors are cached too, as a run judges an answer's sentences
+        for several measures."""
+        fresh = list(dict.fromkeys(p.text for p in passages if p.text not in self._passages))
+        fresh_claims = list(dict.fromkeys(c for c in claims if c not in self._texts))
+        spans_of = {text: split_sentences(text) for text in fresh}
+        pieces = [text[s:e] for text in fresh for s, e in spans_of[text]]
+        new_passages: dict[str, _Encoded] = {}
+        new_texts: dict[str, NDArray[np.float32]] = {}
+        if fresh_claims or pieces:
+            vectors = self.encoder.encode([*fresh_claims, *pieces])
+            new_texts = {claim: vectors[i] for i, claim in enumerate(fresh_claims)}
+            offset = len(fresh_claims)
+            for text in fresh:
+                count = len(spans_of[text])
+                new_passages[text] = (spans_of[text], vectors[offset : offset + count])
+                offset += count
+        self.encoded_sentences += len(pieces)
+        sentences: list[tuple[int, tuple[int, int]]] = []
+        blocks = []
+        for index, passage in enumerate(passages):
+            spans, block = new_passages.get(passage.text) or self._passages[passage.text]
+            sentences += [(index, span) for span in spans]
+            blocks.append(block)
+        rows = [new_texts[c] if c in new_texts else self._texts[c] for c in claims]
+        _remember(self._passages, [p.text for p in passages], new_passages, self.capacity)
+        _remember(self._texts, list(claims), new_texts, self.capacity * 4)
+        if not rows or not sentences:
+            return SentenceMatches(tuple(sentences), np.zeros((len(claims), 0), np.float32))
+        cosines = np.asarray(np.vstack(rows) @ np.vstack(blocks).T, dtype=np.float32)
+        return SentenceMatches(tuple(sentences), cosines)
+
+
+_Encoded = tuple[list[tuple[int, int]], NDArray[np.float32]]
+
+
+def _remember(
+    cache: OrderedDict[str, Any], used: list[str], new: dict[str, Any], size: int
+) -> None:
+    """Add ``new`` entries, mark ``used`` ones most recent, drop the least recent over ``size``."""
+    cache.update(new)
+    for key in used:
+        cache.move_to_end(key)
+    while len(cache) > size:
+        cache.popitem(last=False)
+
+
+def load_default_encoder(purpose: str = "The embedding judge") -> Encoder:
+    """The shared MiniLM encoder; :class:`~ragcard.errors.MissingExtraError` (naming
+    ``purpose`` and the ``pip install 'ragcard[embed]'`` hint) without the ``embed`` extra."""
+    from ragcard.reference.embeddings import load_encoder
+
+    try:
+        return load_encoder()
+    except MissingExtraError as error:
+        raise MissingExtraError(error.package, error.extra, purpose) from None
+
+
+class EmbeddingJudge:
+    """Scores a claim by its best sentence cosine, calibrated by a one-feature logistic model.
+
+    Options: ``threshold`` (in [0, 1]; default: the weights file's), ``weights`` (a path).
+    """
+
+    def __init__(
+        self,
+        threshold: float | None = None,
+        weights: str | None = None,
+        encoder: Encoder | None = None,
+    ) -> None:
+        self.vectors = SentenceVectors(encoder or load_default_encoder())
+        path = Path(weights).expanduser() if weights else shipped_weights_path("embedding")
+        self.model: LogisticModel = load_weights(path)
+        if self.model.features != ("emb_max",):
+            raise ConfigError(
+                f"{self.model.source}: the embedding judge needs a model of the one feature "
+                f"'emb_max', got {', '.join(self.model.features)}; train one with `ragcard "
+                "judges train-ensemble --feature emb_max --out FILE`"
+            )
+        if threshold is not None and not 0.0 <= threshold <= 1.0:
+            raise ConfigError(f"judge 'embedding': threshold must be in [0, 1], got {threshold}")
+        self.threshold = float(self.model.threshold if threshold is None else threshold)
+        described = self.vectors.encoder.describe()
+        self.identity = JudgeIdentity(
+            name="embedding",
+            model=str(described.get("model")),
+            threshold=self.threshold,
+            settings={
+                "encoder_sha256": described.get("sha256"),
+                "weights": Path(self.model.source).name if not weights else str(weights),
+                "weights_date": self.model.record.get("date"),
+                "score": "sigmoid(intercept + weight * max sentence cosine)",
+            },
+        )
+
+    @classmethod
+    def from_config(cls, options: Mapping[str, Any]) -> EmbeddingJudge:
+        """Build from a ``[judge]`` table's options (``backend`` already removed)."""
+        checked = check_options("embedding", options, {"threshold": (float, int), "weights": str})
+        return cls(**checked)
+
+    async def judge(self, ctx: JudgeContext) -> list[Verdict]:
+        """One verdict per claim, in order. Tasks other than support (relevance,
+        abstention) are answered by the lexical judge."""
+        if getattr(ctx, "task", "support") != "support":
+            return await LexicalJudge().judge(ctx)
+        matches = self.vectors.match(ctx.claims, ctx.passages)
+        verdicts = []
+        for c in range(len(ctx.claims)):
+            if not matches.sentences:
+                verdicts.append(Verdict("not_supported", 0.0, reason="no passage text"))
+                continue
+            best = matches.ranked(c)[0]
+            cosine = float(matches.cosines[c, best])
+            score = round(float(self.model.probability(np.array([[cosine]]))[0]), 6)
+            passage, span = matches.sentences[best]
+            label: Label = "supported" if score >= self.threshold else "not_supported"
+            reason = f"nearest passage sentence has cosine {cosine:.2f}"
+            verdicts.append(Verdict(label, score, ctx.passages[passage].id, span, reason))
+        return verdicts

@@ -1,0 +1,323 @@
+"""The ``ensemble`` judge: its features, its weights file, training, and ``backend = "auto"``.
+
+Offline: a stub encoder stands in for MiniLM (tests needing the real one skip without the
+``embed`` extra).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from test_embedding import StubEncoder, write_weights  # tests/judges is on sys.path
+from typer.testing import CliRunner
+
+import ragcard.judges.ensemble_train as ensemble_train
+from ragcard.config import load_config
+from ragcard.errors import ConfigError
+from ragcard.judges import registry
+from ragcard.judges.base import Evidence, JudgeContext, JudgeIdentity, Verdict
+from ragcard.judges.embedding import SentenceVectors
+from ragcard.judges.ensemble import EnsembleJudge
+from ragcard.judges.ensemble_features import BASE_FEATURES, FeatureExtractor, clauses
+from ragcard.judges.ensemble_model import LogisticModel, fit_logistic, load_weights
+from ragcard.judges.ensemble_train import (
+    ExampleFeatures,
+    example_scores,
+    fit_ensemble,
+    train_ensemble,
+)
+from ragcard.judges.metaeval.examples import Dataset, LabelledExample
+from ragcard.project import build_run_judge
+from ragcard.reference.embeddings import MODEL_SHA256, embeddings_available
+
+FIXTURE = Path(__file__).parent / "fixtures" / "lexical_claims.jsonl"
+PASSAGES = (
+    Evidence("leave", "Full-time staff receive 25 days of paid leave. Leave is not paid out."),
+    Evidence("park", "Parking is free for staff on weekdays."),
+)
+
+
+def extract(*claims: str, passages: tuple[Evidence, ...] = PASSAGES) -> list[dict[str, float]]:
+    extractor = FeatureExtractor(SentenceVectors(StubEncoder()))
+    found = asyncio.run(extractor.extract(JudgeContext(claims, passages)))
+    return [f.values for f in found]
+
+
+def test_features_cover_every_base_name() -> None:
+    (values,) = extract("Full-time staff receive 25 days of paid leave.")
+    assert set(values) == set(BASE_FEATURES)
+    assert values["lexical_coverage"] == pytest.approx(1.0)
+    assert values["numbers_absent"] == 0.0 and values["negation_mismatch"] == 0.0
+    assert values["emb_max"] == pytest.approx(1.0, abs=1e-5)
+    assert values["missing_terms"] == 0.0
+
+
+def test_number_negation_and_missing_name_signals() -> None:
+    wrong_number, negated, new_name = extract(
+        "Full-time staff receive 30 days of paid leave.",
+        "Parking is not free for staff on weekdays.",
+        "Parking is free for Acme staff on weekdays.",
+    )
+    assert wrong_number["numbers_absent"] == 1.0 and wrong_number["numbers_share"] == 1.0
+    assert wrong_number["lexical_score"] < wrong_number["lexical_coverage"]
+    assert negated["negation_mismatch"] == 1.0
+    assert new_name["names_absent"] > 0 and new_name["coverage_all"] < 1.0
+
+
+def test_clauses_split_long_claims_only() -> None:
+    assert clauses("Staff park free.") == ["Staff park free."]
+    assert clauses("Staff receive paid leave, and parking is free on weekdays") == [
+        "Staff receive paid leave",
+        "parking is free on weekdays",
+    ]
+
+
+def test_clause_coverage_finds_the_unsupported_half() -> None:
+    (values,) = extract("Staff receive paid leave, and the canteen serves breakfast daily")
+    assert values["clause_coverage"] < values["coverage_all"]
+
+
+# ---- weights files -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("not json", "not a JSON weights file"),
+        ('{"schema": "other"}', "not a ragcard weights file"),
+        ('{"schema": "ragcard.judge-weights/1"}', "missing features, weights"),
+    ],
+)
+def test_bad_weights_file_names_the_file_and_the_fix(
+    tmp_path: Path, content: str, message: str
+) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text(content, encoding="utf-8")
+    with pytest.raises(ConfigError, match=message) as raised:
+        load_weights(path)
+    assert str(path) in str(raised.value) and "train-ensemble" in str(raised.value)
+
+
+def test_inconsistent_weights_are_refused(tmp_path: Path) -> None:
+    path = write_weights(tmp_path / "w.json", ["lexical_score", "nope"], [1.0])
+    with pytest.raises(ConfigError, match="1 weights for 2 features"):
+        load_weights(path)
+    path = write_weights(tmp_path / "w.json", ["nope"], [1.0], threshold=2)
+    with pytest.raises(ConfigError, match=r"threshold.*in \[0, 1\]"):
+        load_weights(path)
+    path = write_weights(tmp_path / "w.json", ["nope"], [1.0])
+    with pytest.raises(ConfigError, match="unknown feature"):
+        EnsembleJudge(weights=str(path), encoder=StubEncoder())
+
+
+def test_missing_weights_file_says_how_to_make_one(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="not found.*train-ensemble"):
+        EnsembleJudge(weights=str(tmp_path / "none.json"), encoder=StubEncoder())
+
+
+def test_shipped_weights_record_their_training_data() -> None:
+    judge = EnsembleJudge(encoder=StubEncoder())
+    record = judge.model.record
+    assert set(judge.model.features) == set(BASE_FEATURES)
+    datasets = {d["dataset"] for d in record["training"]["data"]}
+    assert datasets and "faithbench" not in datasets
+    for data in record["training"]["data"]:
+        assert data["part"] == "dev" and data["licence"] and data["credit"] and data["n"] > 0
+    assert record["encoder"]["sha256"] == MODEL_SHA256
+    assert record["ragcard_version"] and record["date"]
+    assert 0.0 < judge.threshold < 1.0 and judge.identity.name == "ensemble"
+
+
+def test_llm_vote_must_match_the_weights(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="do not use the 'llm_vote' feature"):
+        EnsembleJudge(
+            weights=str(write_weights(tmp_path / "w.json", ["lexical_score"], [1.0])),
+            llm_vote=True,
+            encoder=StubEncoder(),
+            llm_judge=VoteJudge(),
+        )
+
+
+class VoteJudge:
+    """Votes 1.0 on claims mentioning 'free', 0.0 otherwise."""
+
+    identity = JudgeIdentity("fake-llm", model="vote")
+
+    async def judge(self, ctx: JudgeContext) -> list[Verdict]:
+        return [
+            Verdict("supported" if "free" in c else "not_supported", float("free" in c))
+            for c in ctx.claims
+        ]
+
+
+def test_llm_vote_feature_feeds_the_model(tmp_path: Path) -> None:
+    path = write_weights(tmp_path / "w.json", ["llm_vote"], [10.0])
+    judge = EnsembleJudge(
+        weights=str(path), llm_vote=True, encoder=StubEncoder(), llm_judge=VoteJudge()
+    )
+    free, other = asyncio.run(judge.judge(JudgeContext(("Parking is free.", "Pay."), PASSAGES)))
+    assert free.label == "supported" and other.label == "not_supported"
+    assert "LLM vote 1.00" in (free.reason or "")
+    assert judge.identity.settings["llm_vote"] is True and "vote" in (judge.identity.model or "")
+
+
+# ---- inference -----------------------------------------------------------------------------
+
+
+def test_inference_is_deterministic_and_points_at_evidence() -> None:
+    ctx = JudgeContext(
+        ("Full-time staff receive 25 days of paid leave.", "The canteen opens at 7."), PASSAGES
+    )
+    first = asyncio.run(EnsembleJudge(encoder=StubEncoder()).judge(ctx))
+    again = asyncio.run(EnsembleJudge(encoder=StubEncoder()).judge(ctx))
+    assert first == again
+    supported, unsupported = first
+    assert supported.score > unsupported.score
+    assert supported.passage_id == "leave" and supported.span is not None
+    assert unsupported.label == "not_supported"
+
+
+def test_negation_mismatch_below_threshold_is_contradicted(tmp_path: Path) -> None:
+    path = write_weights(tmp_path / "w.json", ["negation_mismatch"], [-10.0])
+    judge = EnsembleJudge(weights=str(path), encoder=StubEncoder())
+    (verdict,) = asyncio.run(
+        judge.judge(JudgeContext(("Parking is not free for staff on weekdays.",), PASSAGES))
+    )
+    assert verdict.label == "contradicted" and "negation" in (verdict.reason or "")
+
+
+# ---- training ------------------------------------------------------------------------------
+
+
+def test_fit_logistic_separates_and_is_deterministic() -> None:
+    x = np.array([[0.1], [0.2], [0.3], [0.7], [0.8], [0.9]])
+    y = np.array([False, False, False, True, True, True])
+    weights, intercept = fit_logistic(x, y, l2=0.1)
+    assert weights[0] > 0
+    model = LogisticModel(("a",), tuple(weights), intercept, 0.5)
+    assert list(model.probability(x) >= 0.5) == list(y)
+    assert fit_logistic(x, y, l2=0.1)[1] == intercept
+
+
+def rows_with(columns: dict[str, list[list[float]]], labels: list[bool]) -> list[ExampleFeatures]:
+    """Examples whose evidence sets have the given values of feature ``name`` (rest 0)."""
+    rows = []
+    from ragcard.judges.ensemble_features import FEATURES
+
+    for i, supported in enumerate(labels):
+        sets = []
+        for s in range(len(next(iter(columns.values()))[i])):
+            matrix = np.zeros((1, len(FEATURES)))
+            for name, values in columns.items():
+                matrix[0, FEATURES.index(name)] = values[i][s]
+            sets.append(matrix)
+        example = LabelledExample(f"e{i}", ("c",), (), supported, str(supported), "dev")
+        rows.append(ExampleFeatures(example, "toy", tuple(sets)))
+    return rows
+
+
+def test_fit_ensemble_takes_the_best_evidence_set() -> None:
+    # Each example has a distractor set (low values) and, when supported, a supporting one.
+    labels = [True, False] * 10
+    values = [[0.1, 0.9 if y else 0.2] for y in labels]
+    rows = rows_with({"lexical_score": values, "emb_max": values}, labels)
+    model = fit_ensemble(rows, ("lexical_score", "emb_max"), l2=0.1)
+    scores = example_scores(rows, model)
+    assert list(scores >= model.threshold) == labels
+
+
+def test_training_refuses_evaluation_only_data() -> None:
+    faithbench = Dataset("faithbench", "FaithBench", (), "", "non-commercial", "credit")
+    with pytest.raises(ConfigError, match="evaluation only"):
+        train_ensemble(FeatureExtractor(SentenceVectors(StubEncoder())), [faithbench])
+
+
+def test_train_ensemble_cli_on_own_labels(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from ragcard._cli.judges import judges_app
+
+    monkeypatch.setattr(ensemble_train, "load_default_encoder", lambda purpose: StubEncoder())
+    out = tmp_path / "weights.json"
+    result = CliRunner().invoke(
+        judges_app,
+        ["train-ensemble", "--dataset", str(FIXTURE), "--out", str(out), "--l2", "3"],
+    )
+    assert result.exit_code == 0, result.output
+    assert "weights written to" in result.stdout and "threshold" in result.stdout
+    model = load_weights(out)
+    assert model.record["training"]["data"][0]["part"] == "dev"
+    judge = EnsembleJudge(weights=str(out), encoder=StubEncoder())
+    assert judge.identity.settings["weights"] == str(out)
+    refused = CliRunner().invoke(
+        judges_app, ["train-ensemble", "--dataset", "faithbench", "--out", str(out)]
+    )
+    assert refused.exit_code == 2 and "evaluation only" in refused.output
+
+
+# ---- backend = "auto" ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("available", "expected"), [(True, "ensemble"), (False, "lexical")])
+def test_auto_resolves_to_the_best_installed_judge(
+    monkeypatch: pytest.MonkeyPatch, available: bool, expected: str
+) -> None:
+    monkeypatch.setattr(registry, "_embed_available", lambda: available)
+    assert registry.resolve_backend({"backend": "auto"}) == {"backend": expected}
+    assert registry.resolve_backend({"backend": "lexical"}) == {"backend": "lexical"}
+
+
+def test_auto_takes_no_options(monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(ConfigError, match="'auto' takes no options"):
+        registry.build_judge({"backend": "auto", "threshold": 0.5})
+
+
+def project(tmp_path: Path, judge: str) -> Path:
+    (tmp_path / "questions.jsonl").write_text("", encoding="utf-8")
+    (tmp_path / "corpus.jsonl").write_text("", encoding="utf-8")
+    (tmp_path / "thresholds.toml").write_text("", encoding="utf-8")
+    path = tmp_path / "ragcard.toml"
+    path.write_text(
+        '[project]\nname = "t"\nkit = "knowledge-base"\nquestions = "questions.jsonl"\n'
+        'corpus = "corpus.jsonl"\nthresholds = "thresholds.toml"\n\n[agent]\ntype = "callable"\n'
+        'factory = "x:y"\n' + judge,
+        encoding="utf-8",
+    )
+    return path
+
+
+@pytest.mark.parametrize(("available", "expected"), [(True, "ensemble"), (False, "lexical")])
+def test_auto_records_the_resolved_judge(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, available: bool, expected: str
+) -> None:
+    monkeypatch.setattr(registry, "_embed_available", lambda: available)
+    if available:
+        import ragcard.judges.embedding as embedding
+
+        monkeypatch.setattr(embedding, "load_default_encoder", lambda *a: StubEncoder())
+        monkeypatch.setattr(
+            "ragcard.judges.ensemble.load_default_encoder", lambda *a: StubEncoder()
+        )
+    judge = build_run_judge(load_config(project(tmp_path, '[judge]\nbackend = "auto"\n')))
+    assert judge is not None
+    identity: dict[str, Any] = judge.identity.to_json()
+    assert identity["name"] == expected and identity["settings"]["requested"] == "auto"
+    if expected == "lexical":  # the shipped calibration still applies
+        assert identity["calibration"] is not None
+
+
+def test_no_judge_section_still_means_no_judge(tmp_path: Path) -> None:
+    assert build_run_judge(load_config(project(tmp_path, ""))) is None
+
+
+@pytest.mark.skipif(not embeddings_available(), reason="needs the embed extra")
+def test_real_encoder_judges_the_lexical_fixture() -> None:
+    judge = registry.build_judge({"backend": "ensemble"})
+    rows = [json.loads(line) for line in FIXTURE.read_text(encoding="utf-8").splitlines()]
+    row = rows[0]
+    passages = tuple(Evidence(p["id"], p["text"]) for p in row["passages"])
+    (verdict,) = asyncio.run(judge.judge(JudgeContext((row["claim"],), passages)))
+    assert verdict.label == "supported" and verdict.passage_id == "leave1"
