@@ -114,7 +114,7 @@ def run_evaluation(
     scorer = AttemptScorer(
         inputs.questions.by_id(), inputs.corpus, settings, default_layers(), judge
     )
-    done = _prepare_out(out, results_path, frozen, resume, fresh, scorer)
+    previous = _prepare_out(out, results_path, frozen, resume, fresh, scorer)
     run_settings = RunSettings(
         attempts=run.attempts,
         concurrency=run.concurrency,
@@ -126,7 +126,7 @@ def run_evaluation(
     log = ResultsLog(results_path)
     try:
         asyncio.run(
-            _run(inputs.questions.questions, adapter, run_settings, scorer, log, done, progress)
+            _run(inputs.questions.questions, adapter, run_settings, scorer, log, previous, progress)
         )
     finally:
         log.close()
@@ -216,11 +216,14 @@ async def _run(
     settings: RunSettings,
     scorer: AttemptScorer,
     log: ResultsLog,
-    done: set[tuple[str, int]],
+    previous: list[AttemptRecord],
     progress: bool,
 ) -> None:
-    """Run the agent; judge and write each attempt as it finishes (in finishing order)."""
+    """Fold the attempts of the interrupted run back in, then run the agent on the rest;
+    judge and write each attempt as it finishes (in finishing order). Everything that uses the
+    judge happens on this one event loop, which closes the judge's connections at the end."""
     pending: set[asyncio.Task[None]] = set()
+    done = {(record.item, record.attempt) for record in previous}
 
     async def score_and_write(record: AttemptRecord) -> None:
         log.append(await scorer.score(record))
@@ -235,10 +238,15 @@ async def _run(
         task.add_done_callback(pending.discard)
 
     try:
+        if previous:
+            await _fold_previous(scorer, previous, log.path)
         await run_attempts(questions, adapter, settings, on_outcome, skip=done, progress=progress)
         await asyncio.gather(*pending)
     finally:
         await adapter.aclose()
+        aclose = getattr(scorer.judge, "aclose", None)
+        if callable(aclose):  # an LLM backend's HTTP client belongs to this loop
+            await aclose()
 
 
 def _prepare_out(
@@ -248,35 +256,33 @@ def _prepare_out(
     resume: bool,
     fresh: bool,
     scorer: AttemptScorer,
-) -> set[tuple[str, int]]:
+) -> list[AttemptRecord]:
+    """Check the output folder; the attempts of the run to resume (none unless resuming)."""
     run_file = out / "run.json"
     if results_path.exists() and not (resume or fresh):
         raise ConfigError(
             f"{results_path} exists: pass --resume to continue that run, or "
             "--fresh to start over (the old results are replaced)"
         )
-    done: set[tuple[str, int]] = set()
+    previous: list[AttemptRecord] = []
     if resume and results_path.exists():
-        previous = json.loads(run_file.read_text()) if run_file.exists() else None
-        changed = [
-            key for key in frozen if previous is not None and previous.get(key) != frozen[key]
-        ]
+        before = json.loads(run_file.read_text()) if run_file.exists() else None
+        changed = [key for key in frozen if before is not None and before.get(key) != frozen[key]]
         if changed:
             raise ConfigError(
                 f"cannot resume {out}: {', '.join(changed)} changed since that "
                 "run started; use --fresh to start a new run"
             )
-        done = _load_previous(results_path, scorer)
+        previous = _load_previous(results_path, scorer)
     elif fresh or not resume:
         results_path.unlink(missing_ok=True)
     out.mkdir(parents=True, exist_ok=True)
     run_file.write_text(json.dumps(frozen, indent=2, sort_keys=True) + "\n")
-    return done
+    return previous
 
 
-def _load_previous(path: Path, scorer: AttemptScorer) -> set[tuple[str, int]]:
-    """Fold the finished attempts of an interrupted run back in (rescored: cheap, and any
-    judge answers come from its cache)."""
+def _load_previous(path: Path, scorer: AttemptScorer) -> list[AttemptRecord]:
+    """The finished attempts of an interrupted run, every bad line listed."""
     problems: list[Problem] = []
     records: list[AttemptRecord] = []
     for number, data in read_results(path):
@@ -303,12 +309,16 @@ def _load_previous(path: Path, scorer: AttemptScorer) -> set[tuple[str, int]]:
         records.append(record)
     if problems:
         raise InputError(problems, f"{path}: cannot resume")
+    return records
+
+
+async def _fold_previous(scorer: AttemptScorer, records: list[AttemptRecord], path: Path) -> None:
+    """Rescore the finished attempts (cheap, and any judge answers come from its cache) and
+    rewrite ``path`` with them: the judge's verdicts were missing on lines written before a
+    judge failure, and now complete from the cache and the judge, before any new line."""
     lines: list[dict[str, Any]] = []
-    asyncio.run(scorer.score_all(records, lines.append))
-    # the judge's verdicts may have been missing for lines written before a judge failure:
-    # rewrite the file with the rescored lines so results.jsonl stays consistent
+    await scorer.score_all(records, lines.append)
     path.write_text("".join(dumps_line(line) for line in lines), encoding="utf-8")
-    return {(r.item, r.attempt) for r in records}
 
 
 def _record_from_outcome(outcome: AttemptOutcome) -> AttemptRecord:
