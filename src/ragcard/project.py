@@ -27,6 +27,10 @@ __all__ = [
 ]
 
 
+# [judge] keys that name files (``cache`` may also be true/false; ``weights``: ensemble).
+_JUDGE_PATHS = ("cache", "model_path", "weights")
+
+
 def build_run_judge(config: Config) -> Judge | None:
     """The judge named in ``[judge]`` with its calibration, or None: there is no hidden
     default judge. ``calibration = "file.json"`` (from ``ragcard judges evaluate --save``)
@@ -37,6 +41,9 @@ def build_run_judge(config: Config) -> Judge | None:
     if not config.judge:
         return None
     spec = dict(config.judge)
+    for key in _JUDGE_PATHS:  # a relative file path is the project's, not the shell's
+        if isinstance(spec.get(key), str) and spec[key] != ":memory:":
+            spec[key] = str(config.resolve(str(Path(spec[key]).expanduser())))
     path = spec.pop("calibration", None)
     requested = spec.get("backend")
     judge = build_judge(resolve_backend(spec))
