@@ -143,6 +143,11 @@ def test_llm_vote_must_match_the_weights(tmp_path: Path) -> None:
         )
 
 
+def test_llm_vote_without_trained_weights_says_how_to_train() -> None:
+    with pytest.raises(ConfigError, match="train-ensemble --llm-vote"):
+        EnsembleJudge(llm_vote=True, encoder=StubEncoder(), llm_judge=VoteJudge())
+
+
 class VoteJudge:
     """Votes 1.0 on claims mentioning 'free', 0.0 otherwise."""
 

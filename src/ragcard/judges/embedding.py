@@ -12,6 +12,12 @@ Passage-sentence vectors are cached per passage text within a judge instance (le
 used first out), so an answer's passages are encoded once however many claims it has, and a
 passage shared by many answers once per run.
 
+Measured (``ragcard judges evaluate --judge embedding --threshold judge --dataset wice-100
+--dataset begin --dataset faithbench``): BEGIN test AUROC 0.827, balanced accuracy 0.751;
+FaithBench AUROC 0.550; WiCE published 100 AUROC 0.429 — worse than chance on long multi-fact
+claims, where the nearest sentence is on topic whether or not it supports every part. Speed:
+70–100 passage sentences a second on 2 busy cores (load 6), cached per passage text.
+
 What it cannot see: a cosine measures topic, not truth. "The office opens at 9" and "The office
 opens at 10" are near-identical vectors; negation and wrong numbers barely move it. It is a
 signal for the ``ensemble`` judge and an evidence selector more than a judge on its own.

@@ -36,6 +36,9 @@ Measured with the shipped weights (``ragcard judges evaluate --judge ensemble --
   0.685 — the pooled threshold suits WiCE's long claims more than BEGIN's).
 * FaithBench (800, evaluation only): AUROC 0.559, balanced accuracy 0.570 — near chance, like
   the published detectors (0.45–0.55) and the lexical judge (0.568).
+* Trained on BEGIN dev only (``train-ensemble --dataset begin``), so WiCE is wholly unseen:
+  WiCE 358 AUROC 0.777, balanced accuracy 0.615, κ 0.28 (lexical 0.772 / 0.579 / 0.20);
+  WiCE 100 AUROC 0.783; FaithBench AUROC 0.565.
 """
 
 from __future__ import annotations
@@ -84,6 +87,11 @@ class EnsembleJudge:
     ) -> None:
         vectors = SentenceVectors(encoder or load_default_encoder("The ensemble judge"))
         path = Path(weights).expanduser() if weights else _default_weights(llm_vote)
+        if llm_vote and not weights and not path.is_file():
+            raise ConfigError(
+                "judge 'ensemble': no shipped weights use the LLM vote yet; train some with "
+                "`ragcard judges train-ensemble --llm-vote --out FILE` and set weights = FILE"
+            )
         self.model = load_weights(path, FEATURES)
         uses_llm = LLM_FEATURE in self.model.features
         if uses_llm != llm_vote:
