@@ -36,7 +36,7 @@ def item(
 
 
 def test_prompt_version_and_labels() -> None:
-    assert PROMPT_VERSION == "support-v1"
+    assert PROMPT_VERSION == "support-v2"
     assert LABELS == ("supported", "not_supported", "contradicted")
 
 
@@ -49,7 +49,9 @@ def test_messages_hold_question_passages_and_numbered_claims() -> None:
     assert "[p1] Staff get 25 days of paid leave a year." in text
     assert "0: Staff get 25 days." in text and "1: Leave is unpaid." in text
     assert "exactly 2 object(s)" in text
-    assert text.index('"verdict"') < text.index('"quote"')  # decision before rationale
+    # decision first; the fixed wording lives in the system prompt (a stable prefix)
+    assert system["content"].index('"verdict"') < system["content"].index('"score"')
+    assert '"quote"' not in system["content"] + text
     no_question = build_messages(JudgeContext(("c",), PASSAGES))[1]["content"]
     assert "Question" not in no_question
 
@@ -59,7 +61,7 @@ def test_portable_schema() -> None:
     array = schema["properties"]["verdicts"]
     assert array["minItems"] == array["maxItems"] == 3
     properties = array["items"]["properties"]
-    assert list(properties) == ["verdict", "claim", "passage", "quote", "score"]
+    assert list(properties) == ["verdict", "claim", "passage", "score"]
     assert properties["verdict"]["enum"] == list(LABELS)
     assert properties["passage"] == {"type": ["string", "null"], "enum": ["p1", "p2", None]}
     assert properties["claim"] == {"type": "integer", "minimum": 0, "maximum": 2}

@@ -5,13 +5,16 @@ One call judges every claim of one answer. The model answers with one JSON objec
     {"verdicts": [{"verdict": "supported" | "not_supported" | "contradicted",
                    "claim": <claim index>,
                    "passage": <passage id or null>,
-                   "quote": <the supporting or contradicting words, or null>,
                    "score": <0..1: belief that the claim is supported>}, ...]}
 
 ``verdict`` comes first in each object so that the model commits to a decision before it
-writes anything that could read as a rationale. The prompt is versioned
-(:data:`PROMPT_VERSION`): a change to its wording, to the schema or to the parser changes the
-version, which changes every cache key and is recorded in the judge's identity.
+writes anything that could read as a rationale. No free-text field is asked for (support-v1
+asked for a ``quote``): under llama.cpp's grammar every free-text token is checked against the
+whole vocabulary, which made the local judge slow, and a verdict written first cannot use the
+quote anyway. A reply that still carries a ``quote`` is parsed as before (span located). All
+fixed wording is in the system prompt, so a local model reuses its evaluated prefix. The prompt
+is versioned (:data:`PROMPT_VERSION`): a change to its wording, to the schema or to the parser
+changes the version, which changes every cache key and is recorded in the judge's identity.
 
 :func:`parse_verdicts` tolerates what chat models wrap around JSON (code fences, a sentence
 before it) but nothing in the verdicts themselves: a wrong count, an unknown label, a bad claim
@@ -67,7 +70,7 @@ __all__ = [
 ]
 
 #: Changes whenever the prompt, the schema or the parser changes meaning.
-PROMPT_VERSION = "support-v1"
+PROMPT_VERSION = "support-v2"
 #: The tasks beyond support the chat backends answer, with the prompt that answers them
 #: (:mod:`ragcard.judges.answer_check`); shown in the judge's identity.
 TASK_PROMPT_VERSIONS = {task: ANSWER_PROMPT_VERSION for task in ANSWER_TASKS}
@@ -78,23 +81,24 @@ LABELS: tuple[Label, ...] = get_args(Label)
 RAW_LIMIT = 4000
 
 SYSTEM_PROMPT = """\
-You check claims against passages. For each claim choose one verdict:
+You check whether claims are supported by passages. For each claim choose one verdict:
 - "supported": the passages state the claim or directly imply it;
-- "contradicted": the passages say something incompatible with the claim, such as a \
-different number, date, limit, name or condition;
-- "not_supported": the passages say nothing that decides it.
-Compare every number, date, limit and condition in the claim with the passages: one that \
-differs makes the claim contradicted, never supported. Use only the passages, never outside \
-knowledge or guesses. A claim that is only partly supported is "not_supported". Reply with \
-one JSON object and nothing else."""
+- "contradicted": the passages say something incompatible with the claim: a different \
+number, date, limit, name, role or condition, or the opposite (a "not" in one and not the \
+other);
+- "not_supported": the passages do not mention it, so they neither confirm nor deny it.
+Use only the passages, never outside knowledge. Paraphrases and synonyms count as support. \
+Every detail of the claim must be supported; if any number, date, name or condition differs \
+from the passages, the claim is not supported.
+Reply with one JSON object and nothing else: {"verdicts": [...]}, one object per claim, in \
+claim order, each with these fields in this order: {"verdict": "supported" or \
+"not_supported" or "contradicted", "claim": <the claim number>, "passage": <id of the \
+passage that decides it, or null>, "score": <from 0 to 1: how sure you are that the claim \
+is supported>}."""
 
-_INSTRUCTIONS = """\
-Reply with {{"verdicts": [...]}} holding exactly {n} object(s), one per claim, in claim order. \
-Each object has these fields, in this order:
-{{"verdict": "supported" or "not_supported" or "contradicted", "claim": <the claim number>, \
-"passage": <id of the passage that decides it, or null>, "quote": <the few exact words of \
-that passage that decide it (at most 15 words), or null>, "score": <from 0 to 1: how sure \
-you are that the claim is supported>}}"""
+# After the claims, so that everything above it stays the same from call to call (llama.cpp
+# reuses the evaluated prefix of the previous prompt: the system prompt is read once).
+_INSTRUCTIONS = 'Reply with {{"verdicts": [...]}} holding exactly {n} object(s).'
 
 
 def build_messages(ctx: JudgeContext) -> list[dict[str, str]]:
@@ -134,10 +138,9 @@ def _item_schema(
             "verdict": {"type": "string", "enum": list(LABELS)},
             "claim": claim,
             "passage": passage,
-            "quote": {"type": ["string", "null"]},
             "score": score,
         },
-        "required": ["verdict", "claim", "passage", "quote", "score"],
+        "required": ["verdict", "claim", "passage", "score"],
         "additionalProperties": False,
     }
 
