@@ -20,7 +20,7 @@ import ragcard.judges.ensemble_train as ensemble_train
 from ragcard.config import load_config
 from ragcard.errors import ConfigError
 from ragcard.judges import registry
-from ragcard.judges.base import Evidence, JudgeContext, JudgeIdentity, Verdict
+from ragcard.judges.base import Evidence, JudgeContext, JudgeIdentity, Verdict, answers_task
 from ragcard.judges.embedding import SentenceVectors
 from ragcard.judges.ensemble import EnsembleJudge
 from ragcard.judges.ensemble_features import BASE_FEATURES, FeatureExtractor, clauses
@@ -326,3 +326,18 @@ def test_real_encoder_judges_the_lexical_fixture() -> None:
     passages = tuple(Evidence(p["id"], p["text"]) for p in row["passages"])
     (verdict,) = asyncio.run(judge.judge(JudgeContext((row["claim"],), passages)))
     assert verdict.label == "supported" and verdict.passage_id == "leave1"
+
+
+def test_relevance_and_abstention_are_the_lexical_judges_and_declared() -> None:
+    judge = EnsembleJudge(encoder=StubEncoder())
+    lexical = registry.build_judge({"backend": "lexical"})
+    assert judge.identity.tasks == lexical.identity.tasks
+    assert answers_task(judge, "relevance") and answers_task(judge, "abstention")
+    for task in ("relevance", "abstention"):
+        ctx = JudgeContext(
+            ("Sorry, I cannot find that in the handbook.",),
+            (),
+            "How many days of leave do staff get?",
+            task=task,
+        )
+        assert asyncio.run(judge.judge(ctx)) == asyncio.run(lexical.judge(ctx))

@@ -43,6 +43,7 @@ Measured with the shipped weights (``ragcard judges evaluate --judge ensemble --
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -112,6 +113,10 @@ class EnsembleJudge:
         self.llm = llm_judge if llm_vote else None
         self.extractor = FeatureExtractor(vectors, self.llm)
         self.identity = _identity(self.model, self.threshold, weights, vectors, self.llm)
+        # relevance and abstention: answered by the lexical judge (see judge()), said so
+        self.identity = dataclasses.replace(
+            self.identity, tasks=dict(self.extractor.lexical.identity.tasks)
+        )
 
     @classmethod
     def from_config(cls, options: Mapping[str, Any]) -> EnsembleJudge:
