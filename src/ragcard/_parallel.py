@@ -30,6 +30,7 @@ from ragcard._jsonl import open_lines, parse_line
 from ragcard._scorer import AttemptScorer
 from ragcard.diagnosis import Diagnosis
 from ragcard.errors import InputError, Problem
+from ragcard.report.scorecard import FailureTally
 from ragcard.responses import RecordedResponse, RecordedResponses, repeat_problem, unknown_problem
 from ragcard.results import AttemptRecord, ResultsLog, dumps_line
 from ragcard.scoring import AttemptScore
@@ -40,8 +41,6 @@ __all__ = ["MIN_PARALLEL_BYTES", "score_file", "workers_for"]
 CHUNK_LINES = 500
 #: Below this file size one process is faster than starting workers.
 MIN_PARALLEL_BYTES = 4 << 20
-#: Evidence the parent still reads once a line is written (the failure tally's).
-_TALLY_EVIDENCE = ("error", "rubric_zero")
 _DIAGNOSIS_FIELDS = tuple(f.name for f in dataclasses.fields(Diagnosis))
 
 # The parent's scorer and file name, set just before the workers are forked (they inherit them).
@@ -124,7 +123,7 @@ _Packed = tuple[
 
 def _pack(score: AttemptScore, meta: dict[str, Any] | None) -> _Packed:
     """The score without the evidence the parent no longer needs (it is in the line)."""
-    evidence = {key: score.evidence[key] for key in _TALLY_EVIDENCE if key in score.evidence}
+    evidence = {key: score.evidence[key] for key in FailureTally.EVIDENCE if key in score.evidence}
     diagnoses = [tuple(getattr(d, name) for name in _DIAGNOSIS_FIELDS) for d in score.diagnoses]
     return (
         score.item,

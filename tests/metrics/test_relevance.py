@@ -137,3 +137,17 @@ def test_rubric_caps_an_answer_that_misses_the_question_without_an_expected_answ
     assert rubric_level(JudgedAnswer(sentences, (YES,)), 1.0) == 3  # not asked: no cap
     with_expected = JudgedAnswer(sentences, (YES,), correctness=YES, relevance=NO)
     assert rubric_level(with_expected, 1.0) == 3  # correctness already says it answers
+
+
+def test_an_answer_that_states_the_expected_answer_is_relevant_whatever_the_check_said(
+    mini: Path, tmp_path: Path
+) -> None:
+    # Q1's answer matches its expected answer (the scripted judge supports every claim), but
+    # the relevance check says no: a correct answer addresses the question, so it counts
+    judge = ScriptedJudge(off_topic={"You get 25 days of annual leave [leave@2025#1]."})
+    card, lines = run(mini, tmp_path, judge)
+    q1 = lines["Q1/1"]
+    assert q1["scores"]["answer_relevance"] == 1.0 and "off_topic" not in q1["evidence"]
+    assert q1["evidence"]["relevance_overruled"] == "the answer states the expected answer"
+    assert "relevance.off_topic" not in {d["rule"] for d in q1["diagnosis"]}
+    assert card["metrics"]["answer_relevance"]["value"] == pytest.approx(1.0)

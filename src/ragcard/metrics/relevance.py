@@ -9,7 +9,10 @@ that reason, never 0; a judge failure on one answer leaves that item unscored.
 
 What the verdict means depends on the judge: the ``lexical`` judge only checks that the answer
 holds the question's key terms (it catches answers about something else, not evasive ones);
-the chat judges ask the model. The judge and how it answers are named on the scorecard.
+the chat judges ask the model. The judge and how it answers are named on the scorecard. An
+answer the judge finds states the item's expected answer counts as relevant, whatever the
+relevance check said (a correct answer addresses the question; the lexical check misses
+paraphrase such as "deadline for putting in expenses" → "submit claims within 45 days").
 """
 
 from __future__ import annotations
@@ -57,6 +60,16 @@ class RelevanceLayer:
             result.unscored["answer_relevance"] = why or "not judged"
             return result
         verdict = judged.relevance
+        if (
+            not verdict.supported
+            and judged.correctness is not None
+            and judged.correctness.supported
+        ):
+            # the judge found the expected answer in it: it addresses the question, whatever
+            # the relevance check made of its wording (the lexical check misses paraphrase)
+            result.values["answer_relevance"] = 1.0
+            result.evidence["relevance_overruled"] = "the answer states the expected answer"
+            return result
         result.values["answer_relevance"] = 1.0 if verdict.supported else 0.0
         if not verdict.supported:
             result.evidence["off_topic"] = {"score": verdict.score, "reason": verdict.reason}

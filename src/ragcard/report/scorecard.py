@@ -43,6 +43,10 @@ class _ItemFailures:
 class FailureTally:
     """Folds attempt diagnoses into causes (for the scorecard) and failing items."""
 
+    #: The keys of an attempt's evidence that :meth:`add` reads (worker processes send the
+    #: parent only these; see ``ragcard._parallel``).
+    EVIDENCE = ("error", "rubric_zero", "abstention_source")
+
     def __init__(self) -> None:
         self.causes: dict[str, _Cause] = {}
         self.items: dict[str, _ItemFailures] = {}
