@@ -180,7 +180,7 @@ def judge_for(server: Server, wire: Wire, cache: Path, **options: object) -> Llm
         "backoff_max_s": 0.2,
         "max_retries": 2,
         "parse_retries": 2,
-        "timeout_s": 120,
+        "timeout_s": 600,  # SmolLM2 on a busy 2-core machine can take minutes a call
         "concurrency": 1,
         **options,
     }

