@@ -341,3 +341,12 @@ def test_relevance_and_abstention_are_the_lexical_judges_and_declared() -> None:
             task=task,
         )
         assert asyncio.run(judge.judge(ctx)) == asyncio.run(lexical.judge(ctx))
+
+
+@pytest.mark.skipif(not embeddings_available(), reason="needs the embed extra")
+def test_the_shipped_ensemble_carries_its_shipped_calibration() -> None:
+    from ragcard.judges.metaeval.calibration import shipped_calibration
+
+    judge = registry.build_judge({"backend": "ensemble"})
+    record = shipped_calibration(judge.identity)
+    assert record is not None and record["judge"]["name"] == "ensemble"
