@@ -6,7 +6,8 @@ few judge calls. The run still finishes: the items whose judging failed are mark
 error in ``results.jsonl`` and counted on the scorecard, never scored as zero. With the server
 back, ``ragcard run --resume`` calls the agent for nothing, takes the verdicts already given
 from the judge's cache, asks the server only for the rest, and leaves no judge failure.
-Skipped, saying why, where ``test_llm_server`` is (no llama-cpp-python[server] or no model).
+Skipped, saying why, where ``test_llm_server`` is (no llama-cpp-python[server] or no model);
+the ``server`` fixture is in this folder's conftest.
 """
 
 from __future__ import annotations
@@ -15,18 +16,16 @@ import json
 import shutil
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from test_llm_server import Server, _why_skip  # the real server these tests share
+from llama_server import Server, why_skip
 from typer.testing import CliRunner
 
 from ragcard._cli.main import app
-from ragcard.judges.models import find_model
 
-pytestmark = pytest.mark.skipif(_why_skip() is not None, reason=_why_skip() or "")
+pytestmark = pytest.mark.skipif(why_skip() is not None, reason=why_skip() or "")
 
 MINI = Path(__file__).resolve().parents[1] / "fixtures" / "mini"
 CALL_DONE = '"POST /v1/chat/completions HTTP/1.1" 200'
@@ -94,18 +93,6 @@ def _kill_after(server: Server, calls: int, stop: threading.Event) -> threading.
 
 def _lines(out: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[Server]:
-    model = find_model("smollm2-135m")
-    assert model is not None
-    running = Server(model, tmp_path / "server.log")
-    running.start()
-    try:
-        yield running
-    finally:
-        running.kill()
 
 
 def test_a_judge_server_killed_mid_run_then_resume_completes_from_cache_and_server(
