@@ -29,9 +29,9 @@ from typing import Any
 from ragcard._jsonl import open_lines, parse_line
 from ragcard._scorer import AttemptScorer
 from ragcard.diagnosis import Diagnosis
-from ragcard.errors import InputError, Problem
+from ragcard.errors import Problem
 from ragcard.report.scorecard import FailureTally
-from ragcard.responses import RecordedResponse, RecordedResponses, repeat_problem, unknown_problem
+from ragcard.responses import RecordedResponse, RecordedResponses, check_repeat, unknown_problem
 from ragcard.results import AttemptRecord, ResultsLog, dumps_line
 from ragcard.scoring import AttemptScore
 
@@ -185,10 +185,9 @@ class _Merge:
         stream.problems.extend(chunk.problems)
         self.unknown.extend(chunk.unknown)
         for number, item, attempt in chunk.keys:
-            previous = self.seen.setdefault((item, attempt), number)
-            if previous != number:
-                self.repeats.append(repeat_problem(name, number, item, attempt, previous))
-                self.seen[(item, attempt)] = number
+            repeat = check_repeat(self.seen, name, number, item, attempt)
+            if repeat is not None:
+                self.repeats.append(repeat)
         if stream.problems or self.repeats or self.unknown:
             return  # nothing more is written: the file is refused at the end
         self.log.append_lines(chunk.text)
@@ -199,11 +198,7 @@ class _Merge:
             stream.max_attempt = max(stream.max_attempt, score.attempt)
 
     def finish(self) -> None:
-        stream = self.stream
-        stream.problems.extend(self.repeats + self.unknown)
-        if stream.problems:
-            count = len(stream.problems)
-            raise InputError(stream.problems, f"{stream.path}: {count} problem(s) in the responses")
+        self.stream.settle(self.repeats, self.unknown)
 
 
 def score_file(

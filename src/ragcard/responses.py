@@ -32,8 +32,8 @@ __all__ = [
     "RecordedResponse",
     "RecordedResponses",
     "RetrievedRef",
+    "check_repeat",
     "load_responses",
-    "repeat_problem",
     "split_sentences",
     "strip_markers",
     "unknown_problem",
@@ -269,25 +269,35 @@ class RecordedResponses:
             if record is None:
                 self.problems.extend(problems)
                 continue
-            key = (record.item, record.attempt)
-            previous = seen.setdefault(key, line)
-            if previous != line:
-                repeats.append(repeat_problem(name, line, record.item, record.attempt, previous))
-                seen[key] = line
+            repeat = check_repeat(seen, name, line, record.item, record.attempt)
+            if repeat is not None:
+                repeats.append(repeat)
             if self.known_items is not None and record.item not in self.known_items:
                 unknown.append(unknown_problem(name, line, record.item))
             elif not (self.problems or repeats or unknown):
                 self.answered.add(record.item)
                 self.max_attempt = max(self.max_attempt, record.attempt)
                 yield record
+        self.settle(repeats, unknown)
+
+    def settle(self, repeats: list[Problem], unknown: list[Problem]) -> None:
+        """Once the file is read: add the whole-file problems (repeats, unknown items) and
+        raise them all in one :class:`InputError`, if there are any."""
         self.problems.extend(repeats + unknown)
         if self.problems:
             count = len(self.problems)
             raise InputError(self.problems, f"{self.path}: {count} problem(s) in the responses")
 
 
-def repeat_problem(name: str, line: int, item: str, attempt: int, previous: int) -> Problem:
-    """An ``(item, attempt)`` that an earlier line of the file already holds."""
+def check_repeat(
+    seen: dict[tuple[str, int], int], name: str, line: int, item: str, attempt: int
+) -> Problem | None:
+    """Note that ``line`` holds ``(item, attempt)``; the problem when an earlier line of the
+    file already held it (``seen`` maps each key to the last line it was on)."""
+    previous = seen.setdefault((item, attempt), line)
+    if previous == line:
+        return None
+    seen[(item, attempt)] = line
     return Problem(
         name,
         line,
