@@ -1,14 +1,19 @@
-"""ScoreAccumulator: summaries in item order, whatever order the values arrive in; reuse."""
+"""ScoreAccumulator: summaries in item order, whatever order the values arrive in; reuse;
+accumulators (and failure tallies) filled apart merge into exactly what one would hold."""
 
 from __future__ import annotations
 
+import pickle
 import random
+from typing import Any
 
 import numpy as np
 import pytest
 
+from ragcard.diagnosis import Diagnosis
 from ragcard.metrics.base import MetricSpec, MetricValue
 from ragcard.questions import Question
+from ragcard.report.scorecard import FailureTally
 from ragcard.scoring import AttemptScore, ScoreAccumulator
 from ragcard.stats import bootstrap_ci, quantile, quantile_ci, wilson_interval
 
@@ -90,3 +95,87 @@ def test_summaries_are_reused_until_the_next_attempt() -> None:
 def test_a_breakdown_needs_a_metric_of_the_run() -> None:
     with pytest.raises(KeyError, match="flag_accuracy"):
         ScoreAccumulator(SPECS).breakdown("flag_accuracy")
+
+
+POOLED = {**SPECS, "p": MetricSpec("p", "test", "pooled", True, "a pooled rate", "no p")}
+
+
+def _events(seed: int) -> list[tuple[Question, AttemptScore]]:
+    """Attempts of 60 items in a shuffled order, with labels, unscored reasons, trials,
+    diagnoses (some attempts fail) and errors."""
+    rng = random.Random(seed)
+    questions = [Question(id=f"Q{i}", question="?") for i in range(60)]
+    causes = [Diagnosis("retrieval", f"s{n}", f"cause {n % 3}", "fix", "rule") for n in range(5)]
+    events = []
+    for question, attempt in rng.sample([(q, a) for q in questions for a in (1, 2, 3)], 180):
+        values = {"m": rng.random() / 3, "r": float(rng.random() < 0.5), "q": rng.random()}
+        trials = {}
+        if rng.random() < 0.7:
+            values["p"], trials["p"] = float(rng.randint(0, 3)), 3.0
+        unscored = {} if "p" in values else {"p": rng.choice(["no judge", "no citation"])}
+        failed = rng.random() < 0.05
+        evidence: dict[str, Any] = {"abstention_source": rng.choice(["field", "phrases"])}
+        if failed:
+            evidence["error"] = {"kind": "timeout", "message": f"slow {attempt}"}
+        diagnoses = tuple(rng.sample(causes, rng.choice([0, 0, 1, 2])))
+        score = AttemptScore(
+            question.id,
+            attempt,
+            values,
+            evidence,
+            {"r": rng.choice("ab")},
+            unscored,
+            diagnoses,
+            failed,
+            trials,
+        )
+        events.append((question, score))
+    return events
+
+
+@pytest.mark.parametrize("seed", [4, 5])
+def test_accumulators_filled_apart_merge_into_what_one_would_hold(seed: int) -> None:
+    events = _events(seed)
+    whole, tally = ScoreAccumulator(POOLED), FailureTally()
+    for question, score in events:
+        whole.add(question, score)
+        tally.add(question, score)
+    rng = random.Random(seed)
+    cuts = sorted(rng.sample(range(1, len(events)), 6))
+    merged, merged_tally = ScoreAccumulator(POOLED), FailureTally()
+    questions = {q.id: q for q, _ in events}
+    for start, end in zip([0, *cuts], [*cuts, len(events)], strict=True):
+        part, part_tally = ScoreAccumulator(POOLED), FailureTally()
+        for question, score in events[start:end]:
+            part.add(question, score)
+            part_tally.add(question, score)
+        # what a worker sends back crosses a process boundary as a pickle
+        merged.merge(pickle.loads(pickle.dumps(part.part())), questions)
+        merged_tally.merge(pickle.loads(pickle.dumps(part_tally)))
+    assert merged.summarise() == whole.summarise()  # exactly: the same sums, in the same order
+    assert merged.breakdown("r") == whole.breakdown("r")
+    assert list(merged.items) == list(whole.items)
+    for item_id, item in whole.items.items():
+        assert merged.items[item_id].labels == item.labels
+        assert merged.items[item_id].verdicts == item.verdicts
+    assert merged.reasons == whole.reasons
+    assert merged.flaky() == whole.flaky()
+    assert _tally_state(merged_tally) == _tally_state(tally)
+
+
+def _tally_state(tally: FailureTally) -> Any:
+    causes = [
+        (key, c.layer, c.fix, list(c.symptoms.items()), list(c.items), c.attempts)
+        for key, c in tally.causes.items()
+    ]
+    items = [
+        (key, list(i.attempts.items()), i.rubric_zero, i.error, i.failed)
+        for key, i in tally.items.items()
+    ]
+    return (causes, items, tally.errors, list(tally.abstention_sources.items()), tally.attempts)
+
+
+def test_accumulators_of_different_metrics_do_not_merge() -> None:
+    acc = ScoreAccumulator(SPECS)
+    with pytest.raises(ValueError, match="different metrics"):
+        acc.merge(ScoreAccumulator(POOLED).part(), {})

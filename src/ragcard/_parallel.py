@@ -1,11 +1,13 @@
 """Score a file of recorded responses on several processes (``ragcard score`` without a judge).
 
-The parent reads the file and hands chunks of lines to forked workers. A worker parses, checks
-and scores each line exactly as the serial path does (:meth:`AttemptScorer.evaluate`) and sends
-back the results lines, already JSON, and a slim score per attempt. The parent checks what needs
-the whole file (an ``(item, attempt)`` repeated across chunks), folds the scores into the
-aggregates and writes the lines, chunk by chunk in file order: the outputs are byte for byte
-those of one process, and at most a few chunks are in flight, so memory stays flat.
+The parent reads the file and hands chunks of lines to forked workers. A worker parses, checks,
+scores and folds each line exactly as the serial path does (:meth:`AttemptScorer.fold`, into
+aggregates of its own for the chunk) and sends back the results lines, already JSON, and the
+chunk's aggregates as packed arrays. The parent checks what needs the whole file (an ``(item,
+attempt)`` repeated across chunks), merges the aggregates and writes the lines, chunk by chunk
+in file order: the outputs are byte for byte those of one process (an item's values are summed
+in the order they came either way), and at most a few chunks are in flight, so memory stays
+flat.
 
 Workers are forked (they inherit the inputs, the layers and the settings instead of pickling
 them), so this path is used only where ``fork`` exists and the parent runs no other thread;
@@ -15,7 +17,6 @@ workers costs more than it saves.
 
 from __future__ import annotations
 
-import dataclasses
 import multiprocessing
 import os
 import threading
@@ -24,16 +25,12 @@ from collections.abc import Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from ragcard._jsonl import open_lines, parse_line
-from ragcard._scorer import AttemptScorer
-from ragcard.diagnosis import Diagnosis
+from ragcard._scorer import AttemptScorer, ScorerPart
 from ragcard.errors import Problem
-from ragcard.report.scorecard import FailureTally
 from ragcard.responses import RecordedResponse, RecordedResponses, check_repeat, unknown_problem
 from ragcard.results import AttemptRecord, ResultsLog, dumps_line
-from ragcard.scoring import AttemptScore
 
 __all__ = ["MIN_PARALLEL_BYTES", "score_file", "workers_for"]
 
@@ -41,7 +38,6 @@ __all__ = ["MIN_PARALLEL_BYTES", "score_file", "workers_for"]
 CHUNK_LINES = 500
 #: Below this file size one process is faster than starting workers.
 MIN_PARALLEL_BYTES = 4 << 20
-_DIAGNOSIS_FIELDS = tuple(f.name for f in dataclasses.fields(Diagnosis))
 
 # The parent's scorer and file name, set just before the workers are forked (they inherit them).
 _SCORER: AttemptScorer | None = None
@@ -71,13 +67,15 @@ class _Chunk:
     problems: list[Problem] = field(default_factory=list)  # lines that are not a response
     unknown: list[Problem] = field(default_factory=list)  # responses for unknown items
     text: str = ""  # the results lines of the scored attempts
-    scores: list[_Packed] = field(default_factory=list)  # each attempt's score, packed
+    folded: ScorerPart | None = None  # the chunk's scores, folded (None: nothing scored)
+    max_attempt: int = 0
 
 
 def _score_chunk(lines: list[tuple[int, str]]) -> _Chunk:
-    """Parse, check and score one chunk (in a worker)."""
+    """Parse, check, score and fold one chunk (in a worker)."""
     scorer = _SCORER
     assert scorer is not None, "workers are forked after the scorer is set"
+    scorer.restart()
     chunk, written = _Chunk(), []
     for number, line in lines:
         response, problems = parse_line(_NAME, number, line, RecordedResponse, "response")
@@ -98,61 +96,11 @@ def _score_chunk(lines: list[tuple[int, str]]) -> _Chunk:
             response.latency_ms,
             response.first_token_ms,
         )
-        score, result_line = scorer.evaluate(record, None)
-        written.append(dumps_line(result_line))
-        chunk.scores.append(_pack(score, response.meta or None))
-    chunk.text = "".join(written)
+        written.append(dumps_line(scorer.fold(record, None)))
+        chunk.max_attempt = max(chunk.max_attempt, response.attempt)
+    if written and not (chunk.problems or chunk.unknown):
+        chunk.text, chunk.folded = "".join(written), scorer.part()
     return chunk
-
-
-# An attempt's score as plain values (what pickles fast): item, attempt, values, labels,
-# unscored, trials, failed, the evidence the failure tally reads, the diagnoses, the agent meta.
-_Packed = tuple[
-    str,
-    int,
-    dict[str, float],
-    dict[str, str],
-    dict[str, str],
-    dict[str, float],
-    bool,
-    dict[str, Any],
-    list[tuple[str, ...]],
-    dict[str, Any] | None,
-]
-
-
-def _pack(score: AttemptScore, meta: dict[str, Any] | None) -> _Packed:
-    """The score without the evidence the parent no longer needs (it is in the line)."""
-    evidence = {key: score.evidence[key] for key in FailureTally.EVIDENCE if key in score.evidence}
-    diagnoses = [tuple(getattr(d, name) for name in _DIAGNOSIS_FIELDS) for d in score.diagnoses]
-    return (
-        score.item,
-        score.attempt,
-        score.values,
-        score.labels,
-        score.unscored,
-        score.trials,
-        score.failed,
-        evidence,
-        diagnoses,
-        meta,
-    )
-
-
-def _unpack(packed: _Packed) -> tuple[AttemptScore, dict[str, Any] | None]:
-    item, attempt, values, labels, unscored, trials, failed, evidence, diagnoses, meta = packed
-    score = AttemptScore(
-        item,
-        attempt,
-        values,
-        evidence,
-        labels,
-        unscored,
-        tuple(Diagnosis(*fields) for fields in diagnoses),
-        failed,
-        trials,
-    )
-    return score, meta
 
 
 def _chunks(path: Path) -> Iterator[list[tuple[int, str]]]:
@@ -190,12 +138,12 @@ class _Merge:
                 self.repeats.append(repeat)
         if stream.problems or self.repeats or self.unknown:
             return  # nothing more is written: the file is refused at the end
+        if chunk.folded is None:
+            return
         self.log.append_lines(chunk.text)
-        for packed in chunk.scores:
-            score, meta = _unpack(packed)
-            self.scorer.absorb(score, meta)
-            stream.answered.add(score.item)
-            stream.max_attempt = max(stream.max_attempt, score.attempt)
+        self.scorer.merge(chunk.folded)
+        stream.answered.update(item for item, _, _ in chunk.folded.acc.items)
+        stream.max_attempt = max(stream.max_attempt, chunk.max_attempt)
 
     def finish(self) -> None:
         self.stream.settle(self.repeats, self.unknown)

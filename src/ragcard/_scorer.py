@@ -22,9 +22,28 @@ from ragcard.metrics.judged import JudgedAnswer, judge_answer
 from ragcard.questions import Question
 from ragcard.report.scorecard import FailureTally
 from ragcard.results import AttemptRecord, ResultsLog
-from ragcard.scoring import AttemptScore, ScoreAccumulator, metric_specs, score_attempt
+from ragcard.scoring import (
+    AccumulatorPart,
+    AttemptScore,
+    ScoreAccumulator,
+    metric_specs,
+    score_attempt,
+)
 
-__all__ = ["AttemptScorer", "gc_paused", "score_into"]
+__all__ = ["AttemptScorer", "ScorerPart", "gc_paused", "score_into"]
+
+
+#: Agent settings kept to report the most frequent (the first this many answers that have any).
+_METAS = 50
+
+
+@dataclass(frozen=True, slots=True)
+class ScorerPart:
+    """What :meth:`AttemptScorer.part` exports: the aggregates, the failures, agent settings."""
+
+    acc: AccumulatorPart
+    tally: FailureTally
+    metas: list[dict[str, Any]]
 
 
 @dataclass(slots=True)
@@ -107,8 +126,25 @@ class AttemptScorer:
         question = self.questions[score.item]
         self.acc.add(question, score)
         self.tally.add(question, score)
-        if meta and len(self.metas) < 50:
+        if meta and len(self.metas) < _METAS:
             self.metas.append(meta)
+
+    def restart(self) -> None:
+        """Forget what was folded (a worker, before each chunk it scores)."""
+        self.acc = ScoreAccumulator(self.acc.specs)
+        self.tally = FailureTally()
+        self.metas = []
+
+    def part(self) -> ScorerPart:
+        """What was folded, as plain values that pickle fast, for :meth:`merge`."""
+        return ScorerPart(self.acc.part(), self.tally, self.metas)
+
+    def merge(self, part: ScorerPart) -> None:
+        """Fold in what another scorer folded (a worker's chunk), as if its attempts had been
+        absorbed here one by one."""
+        self.acc.merge(part.acc, self.questions)
+        self.tally.merge(part.tally)
+        self.metas.extend(part.metas[: max(0, _METAS - len(self.metas))])
 
     async def score(self, record: AttemptRecord) -> dict[str, Any]:
         return self.fold(record, await self.judged(record))

@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 from array import array
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,6 +42,7 @@ from ragcard.questions import Question
 from ragcard.stats import bootstrap_ci, quantile, quantile_ci, wilson_interval
 
 __all__ = [
+    "AccumulatorPart",
     "AttemptScore",
     "ScoreAccumulator",
     "default_layers",
@@ -178,28 +179,27 @@ def score_attempt(ctx: AttemptContext, layers: Sequence[Layer]) -> AttemptScore:
 class _Item:
     question: Question
     position: int  # among the accumulator's items, in order of first attempt
-    rows: list[int]  # metric number → this item's row in the metric's column (-1: none yet)
     labels: dict[str, str] = field(default_factory=dict)
     verdicts: dict[int, bool] = field(default_factory=dict)
 
 
 class _Column:
-    """One metric's running aggregates: a row per item that has the metric (rows in the order
-    items first got it) with the item's position and its sum, attempts, max and trials over
-    attempts; for quantiles, also every value with its item's position. Packed doubles: a
-    few dozen bytes per item and metric."""
+    """One metric's values as they were added, an entry per attempt that has the metric: the
+    item's position, the value, and (pooled metrics only) the attempt's trials. Packed: 16 or
+    24 bytes an entry, summed per item only when a summary is asked for."""
 
-    __slots__ = ("attempts", "maxes", "positions", "sums", "trials", "value_positions", "values")
+    __slots__ = ("positions", "trials", "values")
 
-    def __init__(self) -> None:
-        self.positions = array("q")
-        self.sums, self.attempts, self.maxes, self.trials = (array("d") for _ in range(4))
-        self.values, self.value_positions = array("d"), array("q")
+    def __init__(self, pooled: bool) -> None:
+        self.positions, self.values = array("q"), array("d")
+        self.trials = array("d") if pooled else None
 
 
 @dataclass(frozen=True, slots=True)
 class _Table:
-    """A column as numpy arrays, rows in item order (what every summary reads)."""
+    """A column reduced per item, rows in item order (what every summary reads): each item's
+    sum, attempts, max and trials; and every value with its item's position, in item order
+    (stable: an item's values in the order they were added), for quantiles."""
 
     positions: npt.NDArray[np.int64]
     sums: npt.NDArray[np.float64]
@@ -210,27 +210,54 @@ class _Table:
     value_positions: npt.NDArray[np.int64]
 
     @classmethod
-    def of(cls, column: _Column) -> _Table:
-        positions = np.array(column.positions, dtype=np.int64)
-        order = np.argsort(positions, kind="stable")
-        value_positions = np.array(column.value_positions, dtype=np.int64)
-        value_order = np.argsort(value_positions, kind="stable")
-        doubles = (column.sums, column.attempts, column.maxes, column.trials)
-        sums, attempts, maxes, trials = (np.array(d, dtype=np.float64)[order] for d in doubles)
-        values = np.array(column.values, dtype=np.float64)[value_order]
+    def of(cls, column: _Column, items: int, quantile: bool) -> _Table:
+        positions = np.frombuffer(column.positions, dtype=np.int64)
+        values = np.frombuffer(column.values, dtype=np.float64)
+        # bincount adds each item's values left to right in the order they came, from 0.0
+        sums = np.bincount(positions, values, items).astype(np.float64, copy=False)
+        counts = np.bincount(positions, minlength=items)
+        maxes = np.full(items, -np.inf)
+        np.fmax.at(maxes, positions, values)  # (a NaN is never the max)
+        trials: npt.NDArray[np.float64] = np.zeros(items)
+        if column.trials is not None:
+            weights = np.frombuffer(column.trials, np.float64)
+            trials = np.bincount(positions, weights, items).astype(np.float64, copy=False)
+        rows = np.flatnonzero(counts)
+        pooled_values, value_positions = np.empty(0), np.empty(0, dtype=np.int64)
+        if quantile:
+            order = np.argsort(positions, kind="stable")
+            pooled_values, value_positions = values[order], positions[order]
         return cls(
-            positions[order], sums, attempts, maxes, trials, values, value_positions[value_order]
+            rows.astype(np.int64),
+            sums[rows],
+            counts[rows].astype(np.float64),
+            maxes[rows],
+            trials[rows],
+            pooled_values,
+            value_positions,
         )
+
+
+@dataclass(frozen=True, slots=True)
+class AccumulatorPart:
+    """What :meth:`ScoreAccumulator.part` exports (plain values: it pickles fast): the items
+    in order of first attempt with their labels and verdicts, the reasons for unscored
+    metrics, and each column's packed entries, positions among these items."""
+
+    items: list[tuple[str, dict[str, str], dict[int, bool]]]
+    reasons: dict[str, Counter[str]]
+    columns: list[tuple[bytes, bytes, bytes | None]]
 
 
 class ScoreAccumulator:
     """Collects attempt scores item by item; summarises any subset of items on demand.
 
-    Memory grows with items × metrics (a few numbers each, packed), not with responses:
-    attempts are folded in as they arrive and their text is not kept. The per-metric tables,
-    the summary over all items and each breakdown are computed once and reused (the decision
-    and the scorecard both ask; a split is a mask over the same tables) until the next
-    :meth:`add`.
+    Each attempt's values are appended to packed per-metric columns (16 bytes a value, 24 for
+    pooled metrics; the text of the responses is not kept) and reduced per item with numpy
+    when a summary is asked for. The per-metric tables, the summary over all items and each
+    breakdown are computed once and reused (the decision and the scorecard both ask; a split
+    is a mask over the same tables) until the next :meth:`add`. Accumulators filled apart
+    (worker processes, chunk by chunk) :meth:`merge` into exactly what one would hold.
     """
 
     def __init__(self, specs: dict[str, MetricSpec]) -> None:
@@ -238,49 +265,76 @@ class ScoreAccumulator:
         self.items: dict[str, _Item] = {}
         self.reasons: dict[str, Counter[str]] = {name: Counter() for name in specs}
         self._number = {name: n for n, name in enumerate(specs)}
-        self._columns = [_Column() for _ in specs]
-        self._quantiles = frozenset(n for n, spec in specs.items() if spec.kind == "quantile")
+        self._columns = [_Column(spec.kind == "pooled") for spec in specs.values()]
         self._tables: dict[str, _Table] | None = None
         self._summary: dict[str, MetricValue | Unscored] | None = None
         self._breakdowns: dict[str, dict[str, MetricValue | Unscored]] = {}
 
-    def add(self, question: Question, score: AttemptScore) -> None:
+    def _changed(self) -> None:
         self._tables = self._summary = None
         if self._breakdowns:
             self._breakdowns.clear()
+
+    def add(self, question: Question, score: AttemptScore) -> None:
+        self._changed()
         item = self.items.get(question.id)
         if item is None:
-            rows = [-1] * len(self._columns)
-            item = self.items[question.id] = _Item(question, len(self.items), rows)
-        number, columns, rows, trials = self._number, self._columns, item.rows, score.trials
-        quantiles = self._quantiles
+            item = self.items[question.id] = _Item(question, len(self.items))
+        number, columns, trials, position = self._number, self._columns, score.trials, item.position
         for name, value in score.values.items():
             metric = number.get(name)
             if metric is None:
                 continue
-            column, row = columns[metric], rows[metric]
-            if row < 0:
-                row = rows[metric] = len(column.sums)
-                column.positions.append(item.position)
-                column.sums.append(0.0)
-                column.attempts.append(0.0)
-                column.maxes.append(float("-inf"))
-                column.trials.append(0.0)
-            column.sums[row] += value
-            column.attempts[row] += 1
-            if value > column.maxes[row]:  # max(max, value)
-                column.maxes[row] = value
-            if trials:  # (adding 0.0 to a sum of trials, never -0.0, changes nothing)
-                column.trials[row] += trials.get(name, 0.0)
-            if name in quantiles:
-                column.values.append(value)
-                column.value_positions.append(item.position)
+            column = columns[metric]
+            column.positions.append(position)
+            column.values.append(value)
+            if column.trials is not None:
+                column.trials.append(trials.get(name, 0.0))
         if score.labels:
             item.labels.update(score.labels)
         for name, reason in score.unscored.items():
             if name in self.reasons:
                 self.reasons[name][reason] += 1
         item.verdicts[score.attempt] = score.passed
+
+    def part(self) -> AccumulatorPart:
+        """This accumulator's content as plain values, for :meth:`merge` in another process."""
+        return AccumulatorPart(
+            [(item_id, i.labels, i.verdicts) for item_id, i in self.items.items()],
+            {name: counts for name, counts in self.reasons.items() if counts},
+            [
+                (
+                    c.positions.tobytes(),
+                    c.values.tobytes(),
+                    None if c.trials is None else c.trials.tobytes(),
+                )
+                for c in self._columns
+            ],
+        )
+
+    def merge(self, part: AccumulatorPart, questions: Mapping[str, Question]) -> None:
+        """Fold in what another accumulator (same metrics) collected, as if its attempts had
+        been added here one by one after this one's: same items, order, sums and labels."""
+        if len(part.columns) != len(self._columns):
+            raise ValueError("cannot merge accumulators of different metrics")
+        self._changed()
+        mapping = np.empty(len(part.items), dtype=np.int64)
+        for local, (item_id, labels, verdicts) in enumerate(part.items):
+            item = self.items.get(item_id)
+            if item is None:
+                item = self.items[item_id] = _Item(questions[item_id], len(self.items))
+            mapping[local] = item.position
+            item.labels.update(labels)
+            item.verdicts.update(verdicts)
+        for name, counts in part.reasons.items():
+            self.reasons[name].update(counts)
+        for column, (positions, values, trials) in zip(self._columns, part.columns, strict=True):
+            if not positions:
+                continue
+            column.positions.frombytes(mapping[np.frombuffer(positions, np.int64)].tobytes())
+            column.values.frombytes(values)
+            if column.trials is not None and trials is not None:
+                column.trials.frombytes(trials)
 
     def summarise(
         self, keep: Callable[[Question], bool] | None = None
@@ -322,10 +376,11 @@ class ScoreAccumulator:
     def _gather(self) -> dict[str, _Table]:
         """Each metric with a value as a table (kept until the next :meth:`add`)."""
         if self._tables is None:
+            items = len(self.items)
             self._tables = {
-                name: _Table.of(column)
-                for name, column in zip(self.specs, self._columns, strict=True)
-                if len(column.sums)
+                name: _Table.of(column, items, spec.kind == "quantile")
+                for (name, spec), column in zip(self.specs.items(), self._columns, strict=True)
+                if len(column.values)
             }
         return self._tables
 

@@ -34,18 +34,15 @@ class _Cause:
 
 @dataclass(slots=True)
 class _ItemFailures:
-    question: Question
+    item: str
     attempts: dict[int, list[str]] = field(default_factory=dict)
     rubric_zero: list[str] = field(default_factory=list)
     error: str | None = None
+    failed: bool = False  # an attempt failed (``error`` is the last failed attempt's message)
 
 
 class FailureTally:
     """Folds attempt diagnoses into causes (for the scorecard) and failing items."""
-
-    #: The keys of an attempt's evidence that :meth:`add` reads (worker processes send the
-    #: parent only these; see ``ragcard._parallel``).
-    EVIDENCE = ("error", "rubric_zero", "abstention_source")
 
     def __init__(self) -> None:
         self.causes: dict[str, _Cause] = {}
@@ -63,13 +60,13 @@ class FailureTally:
             self.errors[score.evidence.get("error", {}).get("kind", "unknown")] += 1
         if score.passed:
             return
-        entry = self.items.setdefault(question.id, _ItemFailures(question))
+        entry = self.items.setdefault(question.id, _ItemFailures(question.id))
         entry.attempts[score.attempt] = [d.symptom for d in score.diagnoses]
         entry.rubric_zero = sorted(
             set(entry.rubric_zero) | set(score.evidence.get("rubric_zero", []))
         )
         if score.failed:
-            entry.error = score.evidence.get("error", {}).get("message")
+            entry.error, entry.failed = score.evidence.get("error", {}).get("message"), True
         for diagnosis in score.diagnoses:
             cause = self.causes.setdefault(
                 diagnosis.cause, _Cause(diagnosis.layer, diagnosis.cause, diagnosis.fix)
@@ -77,6 +74,26 @@ class FailureTally:
             cause.symptoms[diagnosis.symptom] += 1
             cause.items.setdefault(question.id, None)
             cause.attempts += 1
+
+    def merge(self, other: FailureTally) -> None:
+        """Fold in another tally (a worker's) as if its attempts had been added here after
+        this one's: same counts, items, causes and orders."""
+        self.attempts += other.attempts
+        self.abstention_sources.update(other.abstention_sources)
+        self.errors.update(other.errors)
+        for item_id, theirs in other.items.items():
+            entry = self.items.setdefault(item_id, _ItemFailures(item_id))
+            entry.attempts.update(theirs.attempts)
+            entry.rubric_zero = sorted(set(entry.rubric_zero) | set(theirs.rubric_zero))
+            if theirs.failed:
+                entry.error, entry.failed = theirs.error, True
+        for key, theirs_cause in other.causes.items():
+            cause = self.causes.setdefault(
+                key, _Cause(theirs_cause.layer, theirs_cause.cause, theirs_cause.fix)
+            )
+            cause.symptoms.update(theirs_cause.symptoms)
+            cause.items.update(theirs_cause.items)
+            cause.attempts += theirs_cause.attempts
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,10 +177,10 @@ def _causes(tally: FailureTally) -> list[dict[str, Any]]:
     ]
 
 
-def _failures(tally: FailureTally) -> list[dict[str, Any]]:
+def _failures(acc: ScoreAccumulator, tally: FailureTally) -> list[dict[str, Any]]:
     rows = []
     for entry in tally.items.values():
-        q = entry.question
+        q = acc.items[entry.item].question
         rows.append(
             {
                 "item": q.id,
@@ -234,7 +251,7 @@ def build_scorecard(
         splits=splits,
         categories=_category_rows(acc, tally),
         causes=_causes(tally),
-        failures=_failures(tally),
+        failures=_failures(acc, tally),
         errors=errors,
         flaky=_flaky(acc, tally),
         abstention_sources=dict(tally.abstention_sources.most_common()),
