@@ -22,7 +22,9 @@ question, its expected answer as the answer, its gold passages as the passages) 
   retries its parser makes.
 
 SmolLM2-135M cannot judge entailment: it is there for transport and cost, and its verdicts
-(and Ragas's scores from it) mean nothing. Results: ``benchmarks/results/judges.json``.
+(and Ragas's scores from it) mean nothing; it also cannot follow Ragas's output format, which
+inflates Ragas's calls. ``--server-model qwen2.5-1.5b`` serves Qwen2.5-Coder-1.5B instead (slower,
+but it follows both tools' formats). Results: ``benchmarks/results/judges.json``.
 
 Run (see benchmarks/README.md)::
 
@@ -70,6 +72,8 @@ DEFAULT_OPTIONS: dict[str, dict[str, Any]] = {
 #: Ragas's completion cap (ChatOpenAI's default is none: SmolLM2 can run to the context end).
 RAGAS_MAX_TOKENS = 1024
 NOT_A_JUDGE = "SmolLM2-135M: transport and cost only, its verdicts mean nothing"
+#: The name the server gives its model (``--model_alias``), whichever GGUF it serves.
+SERVER_ALIAS = "bench-model"
 
 
 # --- machine and versions -------------------------------------------------------------------
@@ -441,7 +445,7 @@ def llama_server(model: Path, log: Path, n_ctx: int) -> Iterator[tuple[str, int]
         "--model",
         str(model),
         "--model_alias",
-        "smollm2",
+        SERVER_ALIAS,
         "--host",
         "127.0.0.1",
         "--port",
@@ -479,14 +483,14 @@ def llama_server(model: Path, log: Path, n_ctx: int) -> Iterator[tuple[str, int]
             process.wait()
 
 
-def _why_no_server() -> str | None:
+def _why_no_server(model: str) -> str | None:
     from ragcard.judges.models import find_model
 
     for module in ("llama_cpp", "uvicorn", "fastapi", "sse_starlette", "starlette_context"):
         if importlib.util.find_spec(module) is None:
             return f"needs llama-cpp-python[server] ({module} missing); see tests/judges/README.md"
-    if find_model("smollm2-135m") is None:
-        return "needs the smollm2-135m model: ragcard judges install-local --model smollm2-135m"
+    if find_model(model) is None:
+        return f"needs the {model} model: ragcard judges install-local --model {model}"
     return None
 
 
@@ -503,7 +507,7 @@ def llm_pass(
     from ragcard.judges.base import JudgeError
     from ragcard.judges.llm import LlmJudge
 
-    judge = LlmJudge(base_url=f"{proxy}/v1", model="smollm2", cache=str(cache), timeout_s=300)
+    judge = LlmJudge(base_url=f"{proxy}/v1", model=SERVER_ALIAS, cache=str(cache), timeout_s=300)
     failed = 0
     started = time.monotonic()
     try:
@@ -595,7 +599,7 @@ def child_ragas(answers_file: Path, proxy: str) -> None:
     chat = ChatOpenAI(
         base_url=f"{proxy}/v1",
         api_key="not-used",
-        model="smollm2",
+        model=SERVER_ALIAS,
         temperature=0,
         max_retries=0,
         timeout=300,
@@ -657,14 +661,14 @@ def run_cost(args: argparse.Namespace, options: dict[str, dict[str, Any]]) -> di
             f"per answer: {row['per_answer']}",
             flush=True,
         )
-    why = _why_no_server()
+    why = _why_no_server(args.server_model)
     if why:
         result["server"] = {"skipped": why}
         print(f"  server part skipped: {why}", flush=True)
         return result
     from ragcard.judges.models import find_model
 
-    model = find_model("smollm2-135m")
+    model = find_model(args.server_model)
     assert model is not None
     with tempfile.TemporaryDirectory(prefix="bench-judges-") as tmp:
         folder = Path(tmp)
@@ -687,7 +691,8 @@ def run_cost(args: argparse.Namespace, options: dict[str, dict[str, Any]]) -> di
                         )
                     rows.append(row)
                     print("  " + cost_line(row), flush=True)
-    result["server"] = {"model": f"{model.name} ({NOT_A_JUDGE})", "n_ctx": args.n_ctx, "rows": rows}
+    note = f" ({NOT_A_JUDGE})" if args.server_model == "smollm2-135m" else ""
+    result["server"] = {"model": model.name + note, "n_ctx": args.n_ctx, "rows": rows}
     return result
 
 
@@ -776,7 +781,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--backend-answers", type=int, default=10, help="of those, judged by each --judge"
     )
-    parser.add_argument("--n-ctx", type=int, default=8192, help="the SmolLM2 server's context")
+    parser.add_argument("--n-ctx", type=int, default=8192, help="the server's context")
+    parser.add_argument(
+        "--server-model",
+        default="smollm2-135m",
+        help="installed model the server runs for the cost part (smollm2-135m: fast, cannot "
+        "judge; qwen2.5-1.5b: can follow Ragas's format)",
+    )
     parser.add_argument("--ragas-python", default=str(ROOT / ".venv-ragas" / "bin" / "python"))
     parser.add_argument("--skip-quality", action="store_true")
     parser.add_argument("--skip-cost", action="store_true")
