@@ -244,6 +244,7 @@ class AccumulatorPart:
     in order of first attempt with their labels and verdicts, the reasons for unscored
     metrics, and each column's packed entries, positions among these items."""
 
+    metrics: tuple[str, ...]
     items: list[tuple[str, dict[str, str], dict[int, bool]]]
     reasons: dict[str, Counter[str]]
     columns: list[tuple[bytes, bytes, bytes | None]]
@@ -300,6 +301,7 @@ class ScoreAccumulator:
     def part(self) -> AccumulatorPart:
         """This accumulator's content as plain values, for :meth:`merge` in another process."""
         return AccumulatorPart(
+            tuple(self.specs),
             [(item_id, i.labels, i.verdicts) for item_id, i in self.items.items()],
             {name: counts for name, counts in self.reasons.items() if counts},
             [
@@ -315,7 +317,7 @@ class ScoreAccumulator:
     def merge(self, part: AccumulatorPart, questions: Mapping[str, Question]) -> None:
         """Fold in what another accumulator (same metrics) collected, as if its attempts had
         been added here one by one after this one's: same items, order, sums and labels."""
-        if len(part.columns) != len(self._columns):
+        if part.metrics != tuple(self.specs):
             raise ValueError("cannot merge accumulators of different metrics")
         self._changed()
         mapping = np.empty(len(part.items), dtype=np.int64)
