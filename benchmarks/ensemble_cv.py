@@ -126,27 +126,21 @@ def cross_validate(
 ) -> dict[str, float]:
     """Out-of-fold AUROC and F1 (supported) over the WiCE training claims."""
     from ragcard.judges.ensemble_train import example_scores, fit_ensemble
-    from ragcard.judges.metaeval.metrics import auroc
+    from ragcard.judges.metaeval.metrics import auroc, f1
 
     wice = rows["wice_dev"]
-
-    def fold_of(row: Any) -> int:
-        return int(hashlib.sha256(row.example.id.encode()).hexdigest(), 16) % folds
-
+    fold_of = [int(hashlib.sha256(r.example.id.encode()).hexdigest(), 16) % folds for r in wice]
     scores, predicted = np.zeros(len(wice)), np.zeros(len(wice), dtype=bool)
     for k in range(folds):
-        model = fit_ensemble(rows["begin_dev"] + [r for r in wice if fold_of(r) != k], features, l2)
-        held = [i for i, r in enumerate(wice) if fold_of(r) == k]
+        train = [r for r, fold in zip(wice, fold_of, strict=True) if fold != k]
+        model = fit_ensemble(rows["begin_dev"] + train, features, l2)
+        held = [i for i, fold in enumerate(fold_of) if fold == k]
         fold_scores = example_scores([wice[i] for i in held], model)
         scores[held], predicted[held] = fold_scores, fold_scores >= model.threshold
     labels = np.array([r.example.supported for r in wice], dtype=bool)
-    tp = int(np.sum(labels & predicted))
-    wrong = int(np.sum(labels != predicted))
-    ranking = auroc(labels, scores)  # None only with one class of label
-    return {
-        "auroc": round(ranking, 4) if ranking is not None else float("nan"),
-        "f1_supported": round(2 * tp / (2 * tp + wrong), 4),
-    }
+    # both are None only when the labels hold one class
+    figures = {"auroc": auroc(labels, scores), "f1_supported": f1(labels, predicted, True)}
+    return {name: round(v, 4) if v is not None else float("nan") for name, v in figures.items()}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
