@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import sys
 import threading
 import time
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from ragcard.errors import ConfigError, MissingExtraError
@@ -36,8 +38,17 @@ ANSWER = {
 }
 
 
+#: The fake's vocabulary: one token per printable ASCII character.
+VOCAB = [chr(code) for code in range(32, 127)]
+#: The fake's logits for the first letters of the three labels (every other token: 0).
+LABEL_LOGITS = {"s": 2.0, "n": 0.5, "c": -1.0}
+#: P(supported) those logits give over the three labels.
+P_SUPPORTED = math.exp(2.0) / (math.exp(2.0) + math.exp(0.5) + math.exp(-1.0))
+
+
 class FakeLlama:
-    """Records how it was built and called; answers ANSWER; one token per 4 bytes."""
+    """Records how it was built and called; answers ANSWER; one token per 4 bytes to size
+    prompts; generates its reply a character a time, through any logits processors."""
 
     built: list[dict[str, Any]] = []
 
@@ -65,6 +76,7 @@ class FakeLlama:
             if isinstance(self.reply, Exception):
                 raise self.reply
             content = self.reply if isinstance(self.reply, str) else json.dumps(self.reply)
+            self._generate(content, kwargs.get("logits_processor") or [])
             return {
                 "choices": [
                     {"message": {"role": "assistant", "content": content}, "finish_reason": "stop"}
@@ -76,6 +88,22 @@ class FakeLlama:
 
     def close(self) -> None:
         self.closed = True
+
+    def n_vocab(self) -> int:
+        return len(VOCAB)
+
+    def detokenize(self, tokens: list[int]) -> bytes:
+        return "".join(VOCAB[t] for t in tokens).encode()
+
+    def _generate(self, content: str, processors: list[Any]) -> None:
+        logits = np.zeros(len(VOCAB), dtype=np.float32)
+        for letter, value in LABEL_LOGITS.items():
+            logits[VOCAB.index(letter)] = value
+        ids = [0] * 7  # the prompt
+        for char in content:
+            for processor in processors:
+                logits = processor(np.array(ids), logits)
+            ids.append(VOCAB.index(char))
 
 
 @pytest.fixture
@@ -233,3 +261,39 @@ async def test_answer_check_uses_the_grammar_form_of_its_schema(model_file: Path
     assert len(loaded(judge).calls) == 2  # support + one answer check for both tasks
     assert set(judge.identity.tasks) == {"abstention", "relevance"}
     judge.close()
+    assert "logits_processor" not in call  # probabilities are read for support verdicts only
+
+
+async def test_scores_are_the_models_probability_of_supported(model_file: Path) -> None:
+    judge = make(model_file)
+    verdicts = await judge.judge(CTX)
+    # the reply states 0.9 and 0.05; the fake's logits give every verdict P(supported) 0.786
+    assert [v.score for v in verdicts] == [round(P_SUPPORTED, 6)] * 2
+    assert [v.label for v in verdicts] == ["supported", "contradicted"]  # as written
+    assert "next-token probability" in judge.identity.settings["score"]
+    (call,) = loaded(judge).calls
+    assert len(call["logits_processor"]) == 1
+
+
+async def test_stated_scores_on_request_and_apart_in_the_cache(
+    model_file: Path, tmp_path: Path
+) -> None:
+    path = str(tmp_path / "cache.sqlite3")
+    stated = make(model_file, score="stated", cache=path)
+    assert [v.score for v in await stated.judge(CTX)] == [0.9, 0.05]
+    assert "logits_processor" not in loaded(stated).calls[0]
+    assert "writes in its reply" in stated.identity.settings["score"]
+    stated.close()
+    probability = make(model_file, cache=path)  # a stated score is not served as a probability
+    assert [v.score for v in await probability.judge(CTX)] == [round(P_SUPPORTED, 6)] * 2
+    assert probability.stats().cache_hits == 0
+    probability.close()
+    with pytest.raises(ConfigError, match="score"):
+        make(model_file, score="vibes")
+
+
+async def test_below_threshold_probability_is_not_supported(model_file: Path) -> None:
+    judge = make(model_file, threshold=0.8)  # P(supported) 0.786 < 0.8
+    verdicts = await judge.judge(CTX)
+    assert [v.label for v in verdicts] == ["not_supported", "contradicted"]
+    assert "score 0.785" in (verdicts[0].reason or "")

@@ -44,6 +44,8 @@ async def test_grammar_constrained_verdicts_and_cache(tmp_path: Path) -> None:
     for verdict in verdicts:
         assert verdict.label in ("supported", "not_supported", "contradicted")
         assert 0.0 <= verdict.score <= 1.0 and verdict.passage_id in (None, "leave#1", "leave#2")
+    # scores are read from the model's logits, not written under the grammar (steps of 0.05)
+    assert any(round(v.score * 20, 6) != round(v.score * 20) for v in verdicts)
     stats = judge.stats()
     # the grammar makes the first answer usable: one call, real token counts
     assert stats.calls == 1 and stats.invalid_outputs == 0

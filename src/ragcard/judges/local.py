@@ -18,16 +18,23 @@ TOML (``[judge]`` table)::
     parse_retries = 2
     max_tokens = 1024            # absent: sized from the number of claims
     cache = true                 # the same cache as the llm judge; or a path, or false
+    score = "probability"        # or "stated": the score the model writes
 
 Output is grammar-constrained to the verdict schema (``response_format = {"type":
 "json_object", "schema": …}``, item *i* pinned to claim *i*), at temperature 0. Generation
 runs in a worker thread, one call at a time: a ``llama_cpp.Llama`` is not re-entrant.
 
+Score: by default each verdict's score is the model's own probability of "supported" at the
+point where it writes the verdict (:mod:`ragcard.judges.verdict_probability`), not the number
+it writes in the ``score`` field, which a small model sets to 1.0 almost always. The label is
+still the one the model wrote; the threshold then demotes a "supported" whose probability is
+below it. The cache keeps the two kinds of score apart.
+
 Speed: llama-cpp-python checks the grammar against the whole vocabulary at every token, so
-free text (the ``quote``) is slow to write under it; the prompt asks for a short quote. On two
-cores Qwen2.5-Coder-1.5B takes about 4 s a claim (tests/judges/README.md has the figures);
-asking unconstrained first was slower, since the model's unconstrained JSON often had the wrong
-shape and had to be asked again.
+free text is slow to write under it; the prompt asks for none. On two cores
+Qwen2.5-Coder-1.5B takes 4–6 s a claim (tests/judges/README.md has the figures); asking
+unconstrained first was slower, since the model's unconstrained JSON often had the wrong shape
+and had to be asked again.
 """
 
 from __future__ import annotations
@@ -37,7 +44,7 @@ import os
 import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, Self
+from typing import Any, Literal, Self
 
 from pydantic import Field
 
@@ -46,12 +53,14 @@ from ragcard.judges.base import JudgeContext, JudgeError, JudgeIdentity
 from ragcard.judges.cache import ChatOptions, estimate_tokens, load_options
 from ragcard.judges.models import MODELS, find_model
 from ragcard.judges.prompts import (
+    LABELS,
     PROMPT_VERSION,
     TASK_PROMPT_VERSIONS,
     ChatJudge,
     Reply,
     reply_schema,
 )
+from ragcard.judges.verdict_probability import VerdictCapture, VerdictProbe
 
 __all__ = ["LocalJudge", "LocalOptions"]
 
@@ -64,6 +73,7 @@ class LocalOptions(ChatOptions):
 
     model: str = "qwen2.5-1.5b"
     model_path: str | None = None
+    score: Literal["probability", "stated"] = "probability"
     n_ctx: int | None = Field(default=None, ge=256)
     n_threads: int | None = Field(default=None, ge=1)
 
@@ -110,10 +120,14 @@ class LocalJudge(ChatJudge):
         super().__init__(self.options, self.model_path.stem.lower())
         self.n_threads = self.options.n_threads or os.cpu_count() or 1
         self._llama: Any = None
+        self._probe: VerdictProbe | None = None
         self._lock = threading.Lock()
+        if self.options.score == "probability":
+            self.score_source = "+verdict-probability"
         settings = {
             "model_file": self.model_path.name,
             "mode": "json_object_schema (grammar)",
+            "score": _SCORE_SOURCES[self.options.score],
             "temperature": 0,
             "seed": self.options.seed,
             "cache": self.cache is not None,
@@ -150,7 +164,8 @@ class LocalJudge(ChatJudge):
         self, messages: list[dict[str, str]], ctx: JudgeContext, max_tokens: int
     ) -> Reply:
         schema = reply_schema(ctx, positional=True)
-        return await asyncio.to_thread(self._generate, messages, schema, max_tokens)
+        probe = self.options.score == "probability" and ctx.task == "support"
+        return await asyncio.to_thread(self._generate, messages, schema, max_tokens, probe)
 
     def _load(self, n_ctx: int) -> Any:
         if self._llama is not None:
@@ -184,12 +199,24 @@ class LocalJudge(ChatJudge):
             )
         return self._load(min(limit, -(-needed // 1024) * 1024))
 
+    def _capture(self, llama: Any) -> VerdictCapture:
+        """A verdict-probability processor for the next generation (the vocabulary is read
+        once per model file: reloading with a larger context keeps it)."""
+        if self._probe is None:
+            self._probe = VerdictProbe(llama, LABELS)
+        return self._probe.capture()
+
     def _generate(
-        self, messages: list[dict[str, str]], schema: dict[str, Any], max_tokens: int
+        self, messages: list[dict[str, str]], schema: dict[str, Any], max_tokens: int, probe: bool
     ) -> Reply:
+        capture = None
         with self._lock:
             try:
                 llama = self._context_for(messages, max_tokens)
+                extra: dict[str, Any] = {}
+                if probe:
+                    capture = self._capture(llama)
+                    extra["logits_processor"] = [capture]
                 self.ledger.calls += 1
                 result = llama.create_chat_completion(
                     messages=messages,
@@ -197,6 +224,7 @@ class LocalJudge(ChatJudge):
                     temperature=0.0,
                     seed=self.options.seed,
                     max_tokens=max_tokens,
+                    **extra,
                 )
             except JudgeError:
                 raise
@@ -213,7 +241,14 @@ class LocalJudge(ChatJudge):
             prompt = sum(estimate_tokens(m["content"]) + 4 for m in messages)
             completion = estimate_tokens(str(text))
         self.ledger.add_usage(int(prompt or 0), int(completion or 0), estimated)
-        return Reply(str(text), choice.get("finish_reason") == "length")
+        found = capture.distributions() if capture is not None else ()
+        return Reply(str(text), choice.get("finish_reason") == "length", found)
+
+
+_SCORE_SOURCES = {
+    "probability": "P(supported): the model's next-token probability of the verdict",
+    "stated": "the score the model writes in its reply",
+}
 
 
 def _trained_context(llama: Any) -> int:

@@ -67,6 +67,7 @@ __all__ = [
     "reply_schema",
     "truncate_raw",
     "verdict_schema",
+    "with_probabilities",
 ]
 
 #: Changes whenever the prompt, the schema or the parser changes meaning.
@@ -296,10 +297,26 @@ def parse_verdicts(text: str, n_claims: int, passages: Sequence[Evidence] = ()) 
 
 @dataclass(frozen=True, slots=True)
 class Reply:
-    """A model's reply: its text, and whether it was cut by the token limit."""
+    """A model's reply: its text, whether it was cut by the token limit, and (backends that
+    can read them) each verdict's label probabilities, in :data:`LABELS` order, in the order
+    the verdicts were written (see :mod:`ragcard.judges.verdict_probability`)."""
 
     text: str
     truncated: bool = False
+    probabilities: tuple[tuple[float, ...] | None, ...] = ()
+
+
+def with_probabilities(verdicts: list[Verdict], reply: Reply) -> list[Verdict]:
+    """``verdicts`` scored by the model's probability of "supported" where the reply carries
+    one for every verdict (else as stated); the label stays the one the model wrote."""
+    supported = LABELS.index("supported")
+    scores = [p[supported] for p in reply.probabilities if p is not None]
+    if len(scores) != len(verdicts) or len(reply.probabilities) != len(verdicts):
+        return verdicts
+    return [
+        dataclasses.replace(verdict, score=round(score, 6))
+        for verdict, score in zip(verdicts, scores, strict=True)
+    ]
 
 
 _NO_PASSAGES = "no passages to judge against"
@@ -313,6 +330,8 @@ class ChatJudge:
 
     backend: ClassVar[str] = "chat"
     identity: JudgeIdentity
+    #: Appended to the model in cache keys when scores do not come from the reply's text.
+    score_source: str = ""
 
     def __init__(
         self,
@@ -355,12 +374,13 @@ class ChatJudge:
             return await self._judge_answers(ctx)
         if not ctx.passages:
             return [Verdict("not_supported", 0.0, reason=_NO_PASSAGES) for _ in ctx.claims]
-        key = cache_key(f"{self.backend}:{self.model}", PROMPT_VERSION, ctx)
+        model = f"{self.backend}:{self.model}{self.score_source}"
+        key = cache_key(model, PROMPT_VERSION, ctx)
         if self.cache is not None and (found := self.cache.get(key)) is not None:
             return self._decide(found)
         verdicts = await self._timed(self._ask(ctx))
         if self.cache is not None:
-            self.cache.put(key, f"{self.backend}:{self.model}", PROMPT_VERSION, verdicts)
+            self.cache.put(key, model, PROMPT_VERSION, verdicts)
         return self._decide(verdicts)
 
     def _decide(self, verdicts: list[Verdict]) -> list[Verdict]:
@@ -420,7 +440,7 @@ class ChatJudge:
     async def _ask_answer(self, ctx: JudgeContext) -> list[Verdict]:
         messages = build_answer_messages(ctx.question or "", ctx.claims[0])
         return await self._ask_until_usable(
-            messages, ctx, self.max_tokens or 128, lambda text: parse_answer_checks(text),
+            messages, ctx, self.max_tokens or 128, lambda reply: parse_answer_checks(reply.text),
             "the JSON object with the four fields",
         )  # fmt: skip
 
@@ -429,7 +449,9 @@ class ChatJudge:
             build_messages(ctx),
             ctx,
             self.max_tokens or 64 + 160 * len(ctx.claims),
-            lambda text: parse_verdicts(text, len(ctx.claims), ctx.passages),
+            lambda reply: with_probabilities(
+                parse_verdicts(reply.text, len(ctx.claims), ctx.passages), reply
+            ),
             "the JSON object, one verdict per claim",
         )
 
@@ -438,7 +460,7 @@ class ChatJudge:
         base: list[dict[str, str]],
         ctx: JudgeContext,
         max_tokens: int,
-        parse: Callable[[str], list[Verdict]],
+        parse: Callable[[Reply], list[Verdict]],
         wanted: str,
     ) -> list[Verdict]:
         """Ask; on an unusable reply ask again saying what was wrong; then JudgeError."""
@@ -447,7 +469,7 @@ class ChatJudge:
         for _ in range(self.parse_retries + 1):
             reply = await self._complete(messages, ctx, max_tokens)
             try:
-                return parse(reply.text)
+                return parse(reply)
             except JudgeError as error:
                 self.ledger.invalid_outputs += 1
                 last = error

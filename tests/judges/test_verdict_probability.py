@@ -1,0 +1,111 @@
+"""Reading each verdict's label probabilities from a model's next-token logits."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from ragcard.judges.base import Verdict
+from ragcard.judges.prompts import LABELS, Reply, with_probabilities
+from ragcard.judges.verdict_probability import VerdictCapture, VerdictProbe
+
+# A tokeniser's vocabulary in miniature: the JSON around the verdicts, a quote on its own and
+# with a space, label starts of several lengths, and a quote merged with a label's start.
+VOCAB = [
+    '{"verdicts": [', "{", '"verdict"', ":", ' "', '"', "supported", "sup", "s", "not",
+    "not_supported", "contr", "contradicted", '"sup', '", "claim": 0}', ", ", "]}", "n", "c",
+    ' "not', "x", "1}",
+]  # fmt: skip
+
+
+class Vocabulary:
+    def n_vocab(self) -> int:
+        return len(VOCAB)
+
+    def detokenize(self, tokens: list[int]) -> bytes:
+        return "".join(VOCAB[t] for t in tokens).encode()
+
+
+def ids(*pieces: str) -> list[int]:
+    return [VOCAB.index(piece) for piece in pieces]
+
+
+def logits(**values: float) -> np.ndarray:
+    """Logits of -inf but for the tokens named (by their text)."""
+    out = np.full(len(VOCAB), -np.inf, dtype=np.float32)
+    for text, value in values.items():
+        out[VOCAB.index(text.replace("_q_", '"'))] = value
+    return out
+
+
+def generate(capture: VerdictCapture, steps: list[tuple[list[int], np.ndarray]]) -> None:
+    """Call ``capture`` as llama-cpp-python does: first on the prompt alone, then after each
+    step's tokens with that step's logits."""
+    prompt = ids("x", "x", "x")
+    capture(np.array(prompt), logits(x=0.0))
+    generated: list[int] = []
+    for tokens, values in steps:
+        generated += tokens
+        assert capture(np.array(prompt + generated), values) is values  # passed on unchanged
+
+
+def shares(*weights: float) -> tuple[float, ...]:
+    total = sum(math.exp(w) for w in weights)
+    return tuple(math.exp(w) / total for w in weights)
+
+
+def test_tokens_that_begin_each_label() -> None:
+    probe = VerdictProbe(Vocabulary(), LABELS)
+    letters = [{VOCAB[i] for i in group} for group in probe._letters]
+    assert letters == [
+        {"supported", "sup", "s"},
+        {"not", "not_supported", "n"},
+        {"contr", "contradicted", "c"},
+    ]
+    quoted = [{VOCAB[i] for i in group} for group in probe._quoted]
+    assert quoted == [{'"sup'}, {' "not'}, set()]
+
+
+def test_each_verdict_read_after_its_quote_in_order() -> None:
+    probe = VerdictProbe(Vocabulary(), LABELS)
+    capture = probe.capture()
+    generate(
+        capture,
+        [
+            (ids('{"verdicts": [', "{", '"verdict"', ":"), logits(_q_sup=9.0, **{" _q_": 1.0})),
+            (ids(' "'), logits(s=1.0, n=0.0, c=-1.0)),  # verdict 1, after the quote
+            (ids("supported", '", "claim": 0}', ", ", "{", '"verdict"', ":", '"'),
+             logits(sup=-2.0, **{"not": 0.5}, contr=0.5)),  # verdict 2
+        ],
+    )  # fmt: skip
+    first, second = capture.distributions()
+    assert first == pytest.approx(shares(1.0, 0.0, -1.0))  # not the before-quote reading
+    assert second == pytest.approx(shares(-2.0, 0.5, 0.5))
+
+
+def test_quote_merged_with_the_label_is_read_before_the_quote() -> None:
+    probe = VerdictProbe(Vocabulary(), LABELS)
+    capture = probe.capture()
+    tokens = ids('{"verdicts": [', "{", '"verdict"', ":")
+    generate(capture, [(tokens, logits(_q_sup=2.0, **{" _q_not": 1.0, "x": 5.0}))])
+    (found,) = capture.distributions()
+    assert found == pytest.approx((*shares(2.0, 1.0), 0.0))
+
+
+def test_no_mass_on_any_label_reads_as_none() -> None:
+    probe = VerdictProbe(Vocabulary(), LABELS)
+    capture = probe.capture()
+    tokens = ids('{"verdicts": [', "{", '"verdict"', ":", '"')
+    generate(capture, [(tokens, logits(x=3.0))])
+    assert capture.distributions() == (None,)
+
+
+def test_scores_replaced_only_when_every_verdict_has_its_probabilities() -> None:
+    verdicts = [Verdict("supported", 0.9), Verdict("contradicted", 0.1)]
+    both = Reply("{}", probabilities=((0.6, 0.3, 0.1), (0.2, 0.1, 0.7)))
+    assert [v.score for v in with_probabilities(verdicts, both)] == [0.6, 0.2]
+    assert [v.label for v in with_probabilities(verdicts, both)] == ["supported", "contradicted"]
+    for partial in (((0.6, 0.3, 0.1),), ((0.6, 0.3, 0.1), None), ()):
+        assert with_probabilities(verdicts, Reply("{}", probabilities=partial)) == verdicts
