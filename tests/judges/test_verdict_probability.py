@@ -16,7 +16,7 @@ from ragcard.judges.verdict_probability import VerdictCapture, VerdictProbe
 VOCAB = [
     '{"verdicts": [', "{", '"verdict"', ":", ' "', '"', "supported", "sup", "s", "not",
     "not_supported", "contr", "contradicted", '"sup', '", "claim": 0}', ", ", "]}", "n", "c",
-    ' "not', "x", "1}",
+    ' "not', "x", "1}", '", "passage": "', 'a\\"verdict\\":', '"}',
 ]  # fmt: skip
 
 
@@ -109,3 +109,19 @@ def test_scores_replaced_only_when_every_verdict_has_its_probabilities() -> None
     assert [v.label for v in with_probabilities(verdicts, both)] == ["supported", "contradicted"]
     for partial in (((0.6, 0.3, 0.1),), ((0.6, 0.3, 0.1), None), ()):
         assert with_probabilities(verdicts, Reply("{}", probabilities=partial)) == verdicts
+
+
+def test_an_escaped_verdict_key_inside_a_string_is_not_a_verdict() -> None:
+    probe = VerdictProbe(Vocabulary(), LABELS)
+    capture = probe.capture()
+    generate(
+        capture,
+        [
+            (ids('{"verdicts": [', "{", '"verdict"', ":", '"'), logits(s=0.0, n=0.0, c=0.0)),
+            (ids("supported", '", "passage": "', 'a\\"verdict\\":'), logits(s=5.0)),
+            (ids('"}', ", ", "{", '"verdict"', ":", '"'), logits(s=0.0, n=1.0)),
+        ],
+    )
+    first, second = capture.distributions()
+    assert first == pytest.approx((1 / 3, 1 / 3, 1 / 3))
+    assert second == pytest.approx(shares(0.0, 1.0) + (0.0,))

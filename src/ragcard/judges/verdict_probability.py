@@ -33,8 +33,10 @@ from ragcard.judges.base import Label
 __all__ = ["VerdictProbe", "VerdictCapture"]
 
 _SPACE = re.compile(r"\s+")
-_OPEN = '"verdict":"'  # a verdict's value is next (the reply with whitespace removed)
-_KEY = '"verdict":'  # the value's opening quote is next
+# In the reply with whitespace removed (a key, not an escaped quote inside a string value):
+_KEY = re.compile(r'(?<!\\)"verdict":')
+_KEY_AT_END = re.compile(r'(?<!\\)"verdict":\Z')  # the value's opening quote is next
+_OPEN_AT_END = re.compile(r'(?<!\\)"verdict":"\Z')  # the value's first letters are next
 
 
 class VerdictProbe:
@@ -43,12 +45,13 @@ class VerdictProbe:
     def __init__(self, llama: Any, labels: Sequence[Label]) -> None:
         self.labels = tuple(labels)
         self._detokenize = llama.detokenize
-        texts = [self._text([token]) for token in range(int(llama.n_vocab()))]
+        texts = [self.text([token]) for token in range(int(llama.n_vocab()))]
         # after the quote: tokens that are a label's first letters; before it: '"' + letters
         self._letters = self._token_ids(texts, with_quote=False)
         self._quoted = self._token_ids(texts, with_quote=True)
 
-    def _text(self, tokens: list[int]) -> str:
+    def text(self, tokens: list[int]) -> str:
+        """The text of ``tokens`` (bytes that do not decode on their own are dropped)."""
         return bytes(self._detokenize(tokens)).decode("utf-8", "ignore")
 
     def _token_ids(self, texts: list[str], with_quote: bool) -> list[npt.NDArray[np.intp]]:
@@ -97,14 +100,14 @@ class VerdictCapture:
     def __call__(self, input_ids: Any, logits: Any) -> Any:
         if self._start is None:
             self._start = len(input_ids)  # the prompt ends here
-        generated = self.probe._text([int(t) for t in input_ids[self._start :]])
+        generated = self.probe.text([int(t) for t in input_ids[self._start :]])
         reply = _SPACE.sub("", generated)
-        if reply.endswith(_OPEN):
-            verdict = reply.count(_KEY)
+        if _OPEN_AT_END.search(reply):
+            verdict = len(_KEY.findall(reply))
             self.found[verdict] = self.probe.distribution(logits, with_quote=False)
             self._after_quote.add(verdict)
-        elif reply.endswith(_KEY):
-            verdict = reply.count(_KEY)
+        elif _KEY_AT_END.search(reply):
+            verdict = len(_KEY.findall(reply))
             if verdict not in self._after_quote:
                 self.found[verdict] = self.probe.distribution(logits, with_quote=True)
         return logits
