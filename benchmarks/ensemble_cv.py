@@ -10,7 +10,12 @@ AUROC and the F1 of the "supported" class (WiCE's binary task) for:
 
 * the shipped signals (``BASE_FEATURES``);
 * each candidate signal below added on its own, then all of them;
-* each shipped signal dropped in turn (``--drop``), and each ``--l2`` value.
+* each shipped signal dropped in turn (``--drop``), and each ``--l2`` value;
+* the shipped signals trained on the WiCE folds alone, without BEGIN's dev file
+  (``--no-begin``), and with the ``local`` judge's vote added (``--llm-cache FILE``: its
+  verdicts on the 258 claims, e.g. left by ``ragcard judges evaluate --judge local --option
+  cache=FILE --dataset wice-100 --threshold tune``; BEGIN's dev file has no votes, so these
+  runs train on the WiCE folds alone).
 
 The published 100 claims (WiCE's reported part) and BEGIN's test file are never read into a
 model or a threshold here.
@@ -55,6 +60,8 @@ CANDIDATES = (
     "coverage_gap",
 )
 LOW_COVERAGE = 0.75
+NO_BEGIN = "shipped signals, no BEGIN dev"
+WITH_LLM = "+ llm_vote, no BEGIN dev"
 
 
 def candidate_values(claim: str, passages: Sequence[Any], base: dict[str, float]) -> list[float]:
@@ -122,9 +129,14 @@ def load_rows(data_dir: Path, cache: Path | None) -> dict[str, list[Any]]:
 
 
 def cross_validate(
-    rows: dict[str, list[Any]], features: Sequence[str], folds: int, l2: float
+    rows: dict[str, list[Any]],
+    features: Sequence[str],
+    folds: int,
+    l2: float,
+    with_begin: bool = True,
 ) -> dict[str, float]:
-    """Out-of-fold AUROC and F1 (supported) over the WiCE training claims."""
+    """Out-of-fold AUROC and F1 (supported) over the WiCE training claims; each fold's model
+    is trained on the other folds, plus BEGIN's dev file unless ``with_begin`` is false."""
     from ragcard.judges.ensemble_train import example_scores, fit_ensemble
     from ragcard.judges.metaeval.metrics import auroc, f1
 
@@ -133,7 +145,7 @@ def cross_validate(
     scores, predicted = np.zeros(len(wice)), np.zeros(len(wice), dtype=bool)
     for k in range(folds):
         train = [r for r, fold in zip(wice, fold_of, strict=True) if fold != k]
-        model = fit_ensemble(rows["begin_dev"] + train, features, l2)
+        model = fit_ensemble((rows["begin_dev"] if with_begin else []) + train, features, l2)
         held = [i for i, fold in enumerate(fold_of) if fold == k]
         fold_scores = example_scores([wice[i] for i in held], model)
         scores[held], predicted[held] = fold_scores, fold_scores >= model.threshold
@@ -143,12 +155,46 @@ def cross_validate(
     return {name: round(v, 4) if v is not None else float("nan") for name, v in figures.items()}
 
 
+def add_llm_votes(rows: dict[str, list[Any]], cache: Path) -> None:
+    """Fill the ``llm_vote`` column of the WiCE training rows with the ``local`` judge's
+    scores (its defaults: Qwen2.5-Coder-1.5B, probability score), from ``cache`` where it
+    holds them (the model is only loaded for what it lacks). BEGIN's rows keep NaN."""
+    import asyncio
+
+    from ragcard.judges.base import JudgeContext
+    from ragcard.judges.ensemble_features import FEATURES, LLM_FEATURE
+    from ragcard.judges.local import LocalJudge
+
+    column = FEATURES.index(LLM_FEATURE)
+    judge = LocalJudge(cache=str(cache))
+
+    async def fill() -> None:
+        for row in rows["wice_dev"]:
+            for matrix, passages in zip(row.sets, row.example.evidence_sets, strict=True):
+                verdicts = await judge.judge(JudgeContext(row.example.claims, passages))
+                matrix[:, column] = [v.score for v in verdicts]
+
+    try:
+        asyncio.run(fill())
+    finally:
+        print(f"llm votes: {judge.stats().to_json()}", file=sys.stderr)
+        judge.close()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data-dir", type=Path, default=ROOT.parent / "shared" / "data")
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--l2", type=float, nargs="*", default=[], help="also these L2 values")
     parser.add_argument("--drop", action="store_true", help="also drop each shipped signal")
+    parser.add_argument(
+        "--no-begin", action="store_true", help="also train on the WiCE folds alone (no BEGIN)"
+    )
+    parser.add_argument(
+        "--llm-cache",
+        type=Path,
+        help="add the local judge's vote, read from this judge cache (WiCE folds alone)",
+    )
     parser.add_argument("--cache", type=Path, help="pickle of the extracted rows (reused)")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     args = parser.parse_args(argv)
@@ -161,13 +207,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("skipped: needs the embed extra (pip install 'ragcard[embed]')", file=sys.stderr)
         return 0
     import ragcard.judges.ensemble_train as ensemble_train
-    from ragcard.judges.ensemble_features import BASE_FEATURES, FEATURES
+    from ragcard.judges.ensemble_features import BASE_FEATURES, FEATURES, LLM_FEATURE
 
     rows = load_rows(args.data_dir, args.cache)
     # the candidates become known feature names for this process only
     setattr(ensemble_train, "FEATURES", (*FEATURES, *CANDIDATES))  # noqa: B010
     default_l2 = ensemble_train.DEFAULT_L2
     runs: list[tuple[str, Sequence[str], float]] = [("shipped signals", BASE_FEATURES, default_l2)]
+    if args.no_begin or args.llm_cache:
+        runs.append((NO_BEGIN, BASE_FEATURES, default_l2))
+    if args.llm_cache:
+        add_llm_votes(rows, args.llm_cache)
+        runs.append((WITH_LLM, (*BASE_FEATURES, LLM_FEATURE), default_l2))
     runs += [(f"+ {name}", (*BASE_FEATURES, name), default_l2) for name in CANDIDATES]
     runs.append(("+ all candidates", (*BASE_FEATURES, *CANDIDATES), default_l2))
     if args.drop:
@@ -179,7 +230,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     results = []
     print(f"{args.folds}-fold CV on {len(rows['wice_dev'])} WiCE training claims (+ BEGIN dev)")
     for label, features, l2 in runs:
-        figures = cross_validate(rows, features, args.folds, l2)
+        alone = label in (NO_BEGIN, WITH_LLM)  # BEGIN's rows have no LLM vote
+        figures = cross_validate(rows, features, args.folds, l2, with_begin=not alone)
         results.append({"run": label, "features": list(features), "l2": l2, **figures})
         auroc, f1 = figures["auroc"], figures["f1_supported"]
         print(f"  {label:<28} AUROC {auroc:.4f}  F1(supported) {f1:.4f}")
