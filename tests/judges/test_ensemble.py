@@ -24,7 +24,12 @@ from ragcard.judges.base import Evidence, JudgeContext, JudgeIdentity, Verdict, 
 from ragcard.judges.embedding import SentenceVectors
 from ragcard.judges.ensemble import EnsembleJudge
 from ragcard.judges.ensemble_features import BASE_FEATURES, FeatureExtractor, clauses
-from ragcard.judges.ensemble_model import LogisticModel, fit_logistic, load_weights
+from ragcard.judges.ensemble_model import (
+    LogisticModel,
+    fit_logistic,
+    load_weights,
+    shipped_weights_path,
+)
 from ragcard.judges.ensemble_train import (
     ExampleFeatures,
     example_scores,
@@ -143,9 +148,22 @@ def test_llm_vote_must_match_the_weights(tmp_path: Path) -> None:
         )
 
 
-def test_llm_vote_without_trained_weights_says_how_to_train() -> None:
+def test_llm_vote_without_trained_weights_says_how_to_train(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(
+        "ragcard.judges.ensemble._default_weights", lambda llm_vote: tmp_path / "none.json"
+    )
     with pytest.raises(ConfigError, match="train-ensemble --llm-vote"):
         EnsembleJudge(llm_vote=True, encoder=StubEncoder(), llm_judge=VoteJudge())
+
+
+def test_shipped_llm_vote_weights_use_the_vote_and_name_their_data() -> None:
+    judge = EnsembleJudge(llm_vote=True, encoder=StubEncoder(), llm_judge=VoteJudge())
+    assert judge.model.features[-1] == "llm_vote" and 0.0 < judge.threshold < 1.0
+    record = json.loads(shipped_weights_path("ensemble-llm").read_text("utf-8"))
+    (data,) = record["training"]["data"]  # the WiCE claims outside the published 100 only
+    assert (data["dataset"], data["part"], data["n"]) == ("wice-100", "dev", 258)
 
 
 class VoteJudge:
