@@ -164,6 +164,8 @@ def test_shipped_llm_vote_weights_use_the_vote_and_name_their_data() -> None:
     record = json.loads(shipped_weights_path("ensemble-llm").read_text("utf-8"))
     (data,) = record["training"]["data"]  # the WiCE claims outside the published 100 only
     assert (data["dataset"], data["part"], data["n"]) == ("wice-100", "dev", 258)
+    with pytest.raises(ConfigError, match="trained on the local judge's probability score"):
+        EnsembleJudge(llm_vote=True, llm={"score": "stated"}, encoder=StubEncoder())
 
 
 class VoteJudge:

@@ -109,6 +109,12 @@ class EnsembleJudge:
         if llm_vote and llm_judge is None:
             from ragcard.judges.local import LocalJudge  # the local extra, only when asked
 
+            if not weights and dict(llm or {}).get("score", "probability") != "probability":
+                raise ConfigError(
+                    "judge 'ensemble': the shipped LLM-vote weights were trained on the local "
+                    "judge's probability score; remove llm.score, or train weights with it "
+                    "(ragcard judges train-ensemble --llm-vote --out FILE) and set weights = FILE"
+                )
             llm_judge = LocalJudge.from_config(dict(llm or {}))
         self.llm = llm_judge if llm_vote else None
         self.extractor = FeatureExtractor(vectors, self.llm)
