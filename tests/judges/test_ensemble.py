@@ -370,3 +370,30 @@ def test_the_shipped_ensemble_carries_its_shipped_calibration() -> None:
     judge = registry.build_judge({"backend": "ensemble"})
     record = shipped_calibration(judge.identity)
     assert record is not None and record["judge"]["name"] == "ensemble"
+
+
+@pytest.mark.skipif(not embeddings_available(), reason="needs the embed extra")
+def test_the_ensemble_with_the_local_vote_carries_its_own_shipped_calibration() -> None:
+    from importlib import resources
+
+    from ragcard.judges.metaeval.calibration import shipped_calibration
+
+    folder = resources.files("ragcard.judges").joinpath("calibrations")
+    record = json.loads(folder.joinpath("ensemble-llm.json").read_text("utf-8"))
+    local = JudgeIdentity(**record["judge"]["settings"]["llm"])  # the local judge's defaults
+
+    class LocalDefaults(VoteJudge):
+        identity = local
+
+    judge = EnsembleJudge(llm_vote=True, llm_judge=LocalDefaults())
+    assert shipped_calibration(judge.identity) == record
+    assert record["datasets"][0]["name"] == "wice-100" and record["datasets"][0]["n"] == 100
+    without_vote = shipped_calibration(EnsembleJudge().identity)
+    assert without_vote is not None and without_vote["judge"]["settings"]["llm_vote"] is False
+    stated = JudgeIdentity(**{**record["judge"]["settings"]["llm"], "settings": {}})
+
+    class StatedScore(VoteJudge):
+        identity = stated
+
+    judge = EnsembleJudge(llm_vote=True, llm_judge=StatedScore())
+    assert shipped_calibration(judge.identity) is None

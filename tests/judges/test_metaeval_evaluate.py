@@ -163,3 +163,22 @@ def test_calibration_line_pools_and_admits_missing_kappa() -> None:
     assert calibration_line({"judge": {"name": "x"}}).endswith(
         "not calibrated against human labels"
     )
+
+
+def test_every_shipped_calibration_is_found_only_by_the_judge_it_measured() -> None:
+    from importlib import resources
+
+    from ragcard.judges.metaeval.calibration import shipped_calibration
+
+    folder = resources.files("ragcard.judges").joinpath("calibrations")
+    files = sorted(entry.name for entry in folder.iterdir() if entry.name.endswith(".json"))
+    assert {"lexical.json", "ensemble.json", "ensemble-llm.json"} <= set(files)
+    for name in files:
+        record = json.loads(folder.joinpath(name).read_text("utf-8"))
+        keys = ("name", "model", "prompt_version", "threshold", "settings")
+        identity = JudgeIdentity(**{key: record["judge"][key] for key in keys})
+        assert shipped_calibration(identity) == record, name
+        moved = replace(identity, threshold=(identity.threshold or 0.5) + 0.01)
+        assert shipped_calibration(moved) is None, name
+        other = replace(identity, settings={**identity.settings, "changed": True})
+        assert shipped_calibration(other) is None, name

@@ -96,18 +96,30 @@ def load_calibration(path: Path) -> dict[str, Any]:
 
 def shipped_calibration(identity: JudgeIdentity) -> dict[str, Any] | None:
     """The calibration measured by ragcard's developers for a built-in judge, when the judge
-    is configured exactly as it was measured (name, threshold, settings); else None."""
-    resource = resources.files("ragcard.judges").joinpath("calibrations", f"{identity.name}.json")
-    if not resource.is_file():
-        return None
-    record: dict[str, Any] = json.loads(resource.read_text(encoding="utf-8"))
-    measured = record.get("judge", {})
-    same = (
-        measured.get("threshold") == identity.threshold
-        and measured.get("settings") == identity.settings
-        and measured.get("model") == identity.model
+    is configured exactly as it was measured (name, model, threshold, settings); else None.
+
+    A backend may ship several (``calibrations/<name>.json``, ``calibrations/<name>-*.json``,
+    e.g. ``ensemble-llm.json`` for the ensemble with the local LLM's vote): the first whose
+    recorded judge matches wins."""
+    folder = resources.files("ragcard.judges").joinpath("calibrations")
+    names = sorted(
+        entry.name
+        for entry in folder.iterdir()
+        if entry.name == f"{identity.name}.json"
+        or (entry.name.startswith(f"{identity.name}-") and entry.name.endswith(".json"))
     )
-    return record if same else None
+    for name in names:
+        record: dict[str, Any] = json.loads(folder.joinpath(name).read_text(encoding="utf-8"))
+        measured = record.get("judge", {})
+        same = (
+            measured.get("name") == identity.name
+            and measured.get("threshold") == identity.threshold
+            and measured.get("settings") == identity.settings
+            and measured.get("model") == identity.model
+        )
+        if same:
+            return record
+    return None
 
 
 def save_calibration(evaluation: MetaEvaluation, path: Path) -> dict[str, Any]:
