@@ -172,7 +172,7 @@ def test_every_shipped_calibration_is_found_only_by_the_judge_it_measured() -> N
 
     folder = resources.files("ragcard.judges").joinpath("calibrations")
     files = sorted(entry.name for entry in folder.iterdir() if entry.name.endswith(".json"))
-    assert {"lexical.json", "ensemble.json", "ensemble-llm.json"} <= set(files)
+    assert {"lexical.json", "ensemble.json", "ensemble-llm.json", "local.json"} <= set(files)
     for name in files:
         record = json.loads(folder.joinpath(name).read_text("utf-8"))
         keys = ("name", "model", "prompt_version", "threshold", "settings")
