@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -463,3 +464,91 @@ async def test_threshold_turns_weak_support_into_not_supported() -> None:
     first = (await judge.judge(CTX))[0]
     assert first.label == "not_supported" and first.score == 0.9
     assert first.reason is not None and "0.9 < 0.95" in first.reason
+
+
+# ---- score = "probability": P(supported) from the server's logprobs -------------------------
+
+
+def with_logprobs(content: Any, tops: list[dict[str, float]]) -> httpx.Response:
+    """A completion whose reply is split into tokens as a server would, with ``tops[k]`` as
+    the alternatives where the k-th verdict's label begins."""
+    text = json.dumps(content)
+    tokens: list[dict[str, Any]] = []
+    rest, key = text, '"verdict": "'
+    for top in tops:
+        before, _, rest = rest.partition(key)
+        tokens.append({"token": before + key, "logprob": -0.01, "top_logprobs": []})
+        alternatives = [{"token": t, "logprob": v} for t, v in top.items()]
+        tokens.append({"token": rest[:3], "logprob": -0.5, "top_logprobs": alternatives})
+        rest = rest[3:]
+    tokens.append({"token": rest, "logprob": -0.01, "top_logprobs": []})
+    assert "".join(t["token"] for t in tokens) == text
+    body = json.loads(completion(text, {"prompt_tokens": 120, "completion_tokens": 40}))
+    body["choices"][0]["logprobs"] = {"content": tokens}
+    return httpx.Response(200, json=body)
+
+
+TOPS = [{"sup": -0.1, "not": -2.4, "con": -4.0}, {"sup": -1.6, "not": -0.3, "x": -0.1}]
+
+
+async def test_probability_score_read_from_logprobs() -> None:
+    seen: list[dict[str, Any]] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(body_of(request))
+        return with_logprobs(GOOD, TOPS)
+
+    judge = judge_with(handler, score="probability")
+    first, second = await judge.judge(CTX)
+    assert seen[0]["logprobs"] is True and seen[0]["top_logprobs"] == 20
+    expected = [math.exp(-0.1) / sum(math.exp(v) for v in (-0.1, -2.4, -4.0)),
+                math.exp(-1.6) / (math.exp(-1.6) + math.exp(-0.3))]  # fmt: skip
+    assert [first.score, second.score] == pytest.approx(expected, abs=1e-6)
+    assert (first.label, second.label) == ("supported", "not_supported")  # as written
+    assert "probability" in judge.identity.settings["score"]
+    assert "score" not in judge_with(handler).identity.settings
+    # the answer checks (relevance, abstention) do not ask for logprobs
+    seen.clear()
+    answer = {"declines": "no", "declines_score": 0.1, "addresses": "yes", "addresses_score": 0.9}
+    judge = judge_with(lambda r: seen.append(body_of(r)) or ok(answer), score="probability")
+    await judge.judge(JudgeContext(("Staff get 25 days.",), (), CTX.question, task="relevance"))
+    assert "logprobs" not in seen[0]
+
+
+async def test_probability_and_stated_scores_never_share_a_cache_entry(tmp_path: Path) -> None:
+    calls: list[bool] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        asked = bool(body_of(request).get("logprobs"))
+        calls.append(asked)
+        return with_logprobs(GOOD, TOPS) if asked else ok()
+
+    path = str(tmp_path / "cache.sqlite3")
+    stated = [v.score for v in await judge_with(handler, cache=path).judge(CTX)]
+    probability = [v.score for v in await judge_with(handler, cache=path, score="probability")
+                   .judge(CTX)]  # fmt: skip
+    assert calls == [False, True] and stated == [0.9, 0.1] and probability != stated
+    again = judge_with(handler, cache=path, score="probability")
+    assert [v.score for v in await again.judge(CTX)] == probability and len(calls) == 2
+
+
+async def test_a_server_without_logprobs_is_a_judge_failure_that_names_the_fix() -> None:
+    refusing = judge_with(
+        lambda r: httpx.Response(400, text='{"error": "logprobs are not supported"}'),
+        score="probability",
+    )
+    with pytest.raises(JudgeError, match='refused log-probabilities.*score = "stated"'):
+        await refusing.judge(CTX)
+    assert refusing.stats().calls == 1  # not mistaken for a response-format refusal
+    silent = judge_with(lambda r: ok(), score="probability")
+    with pytest.raises(JudgeError, match='no log-probabilities.*score = "stated"'):
+        await silent.judge(CTX)
+
+
+async def test_unreadable_probability_keeps_the_stated_score_and_says_so() -> None:
+    judge = judge_with(lambda r: with_logprobs(GOOD, [TOPS[0], {"x": -0.1}]), score="probability")
+    first, second = await judge.judge(CTX)
+    assert (first.score, second.score) == (0.9, 0.1)
+    assert "could not be read" in (first.reason or "") and "could not be read" in (
+        second.reason or ""
+    )

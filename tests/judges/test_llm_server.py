@@ -5,8 +5,9 @@ judge entailment, so these tests check the transport and the JSON handling, neve
 What they exercise for real: the json_schema → json_object+schema fallback (llama-cpp-python's
 server rejects json_schema with a 422), a retried 500, the persistent cache (a rerun makes no
 HTTP call), a server killed mid-run (the rest become JudgeErrors, the cached still answer) and a
-restart that completes them. Skipped, saying why, without llama-cpp-python[server] or the model;
-tests/judges/README.md has the install lines CI runs.
+restart that completes them, and the probability score read from the server's logprobs.
+Skipped, saying why, without llama-cpp-python[server] or the model; tests/judges/README.md has
+the install lines CI runs.
 """
 
 from __future__ import annotations
@@ -115,6 +116,23 @@ async def test_fallback_retry_and_cache_against_a_real_server(
     assert again_wire.requests == 0  # an unchanged rerun makes no call at all
     assert again.stats().cache_hits == 3
     await again.aclose()
+
+
+async def test_probability_score_from_a_real_servers_logprobs(
+    server: Server, tmp_path: Path
+) -> None:
+    judge = judge_for(server, Wire(), tmp_path / "cache.sqlite3", score="probability")
+    stated = judge_for(server, Wire(), tmp_path / "cache.sqlite3")
+    for ctx in CONTEXTS[:2]:
+        verdicts = await judge.judge(ctx)
+        check_shape(verdicts, ctx)
+        # read from the logprobs, not the grammar's 0.05 steps, and none fell back
+        assert all(round(v.score * 20) != v.score * 20 for v in verdicts), verdicts
+        assert not any("could not be read" in (v.reason or "") for v in verdicts)
+        assert [v.score for v in await stated.judge(ctx)] != [v.score for v in verdicts]
+    assert judge.stats().failures == 0 and judge.mode == "json_object_schema"
+    await judge.aclose()
+    await stated.aclose()
 
 
 async def test_server_killed_mid_run_then_restarted(server: Server, tmp_path: Path) -> None:

@@ -8,8 +8,12 @@ import numpy as np
 import pytest
 
 from ragcard.judges.base import Verdict
-from ragcard.judges.prompts import LABELS, Reply, with_probabilities
-from ragcard.judges.verdict_probability import VerdictCapture, VerdictProbe
+from ragcard.judges.prompts import LABELS, STATED_SCORE_NOTE, Reply, with_probabilities
+from ragcard.judges.verdict_probability import (
+    VerdictCapture,
+    VerdictProbe,
+    distributions_from_logprobs,
+)
 
 # A tokeniser's vocabulary in miniature: the JSON around the verdicts, a quote on its own and
 # with a space, label starts of several lengths, and a quote merged with a label's start.
@@ -109,6 +113,9 @@ def test_scores_replaced_only_when_every_verdict_has_its_probabilities() -> None
     assert [v.label for v in with_probabilities(verdicts, both)] == ["supported", "contradicted"]
     for partial in (((0.6, 0.3, 0.1),), ((0.6, 0.3, 0.1), None), ()):
         assert with_probabilities(verdicts, Reply("{}", probabilities=partial)) == verdicts
+        probed = with_probabilities(verdicts, Reply("{}", probabilities=partial, probed=True))
+        assert [v.score for v in probed] == [0.9, 0.1]  # as stated, and said so
+        assert all(v.reason == STATED_SCORE_NOTE for v in probed)
 
 
 def test_an_escaped_verdict_key_inside_a_string_is_not_a_verdict() -> None:
@@ -125,3 +132,62 @@ def test_an_escaped_verdict_key_inside_a_string_is_not_a_verdict() -> None:
     first, second = capture.distributions()
     assert first == pytest.approx((1 / 3, 1 / 3, 1 / 3))
     assert second == pytest.approx(shares(0.0, 1.0) + (0.0,))
+
+
+# ---- the same, from an OpenAI-compatible server's logprobs (the llm judge) -----------------
+
+
+def entry(token: str, **top: float) -> dict[str, object]:
+    """One reply token with its top alternatives (``_q_`` stands for a quote)."""
+    alternatives = [{"token": t.replace("_q_", '"'), "logprob": v} for t, v in top.items()]
+    return {"token": token, "logprob": -0.1, "top_logprobs": alternatives}
+
+
+def test_distributions_from_logprobs_after_the_quote_in_order() -> None:
+    # as llama-cpp-python's server tokenises it: '{', ' "', 'ver', 'dict', '":', ' "', label…
+    content = [
+        entry("{"), entry(' "'), entry("ver"), entry("dict"), entry('":'), entry(' "'),
+        entry("supported", supported=-0.2, sup=-2.0, no=-3.0, contr=-1.0, other=-0.5),
+        entry('",'), entry(' "verdict": "'),
+        entry("not", supported=-3.0, no=-0.1, contradicted=-2.5),
+        entry("_supported"), entry('"}'),
+    ]  # fmt: skip
+    first, second = distributions_from_logprobs(content, LABELS)
+    assert first == pytest.approx(shares(math.log(math.exp(-0.2) + math.exp(-2.0)), -3.0, -1.0))
+    assert second == pytest.approx(shares(-3.0, -0.1, -2.5))
+
+
+def test_distributions_from_logprobs_before_a_merged_quote_and_with_labels_missing() -> None:
+    # a token's top_logprobs are the alternatives at its own position
+    content = [
+        entry('{"verdict":'),  # the key, then the quote merged with the label's start
+        entry(' "sup', **{" _q_sup": -0.3, "_q_not": -1.0, "x": -0.1}),
+        entry('ported", "claim": 0}'),
+        entry(', {"verdict":'),
+        entry('"contradicted"}', _q_contr=-0.2),  # only one label among the top: 1.0
+        entry(', {"verdict":'),
+        entry('"no', x=-0.1),  # no label among the top: unknown
+    ]
+    first, second, third = distributions_from_logprobs(content, LABELS)
+    assert first == pytest.approx(shares(-0.3, -1.0, -math.inf))
+    assert second == (0.0, 0.0, 1.0) and third is None
+
+
+def test_logprobs_escaped_keys_and_junk_entries_are_ignored() -> None:
+    content = [
+        entry('{"passage": "a\\"verdict\\": "'),  # a key's text inside a string value
+        entry("supported", supported=0.0),  # so not read
+        entry('", "verdict": "'),
+        {
+            "token": "supported",
+            "top_logprobs": [
+                {"token": "supported", "logprob": -0.1},
+                {"token": "no", "logprob": float("nan")},
+                {"token": 3, "logprob": "x"},
+            ],
+        },
+        {"token": None, "top_logprobs": None},
+    ]
+    (only,) = distributions_from_logprobs(content, LABELS)
+    assert only == (1.0, 0.0, 0.0)
+    assert distributions_from_logprobs([], LABELS) == ()

@@ -22,12 +22,22 @@ TOML (``[judge]`` table)::
     price_prompt_per_1k = 0.00015      # optional, for the cost line of the scorecard
     price_completion_per_1k = 0.0006
     extra_body = {}                    # added to every request body
+    score = "stated"                   # or "probability": P(supported) from the logprobs
 
 Structured output, ``auto``: ask for ``json_schema`` (OpenAI); when the server rejects it
 (HTTP 400/422 about the response format — llama-cpp-python's server does) fall back to
 ``{"type": "json_object", "schema": …}`` (llama.cpp: grammar-constrained), then to plain
 ``json_object``, then to none. The mode that works is kept for the rest of the judge's life and
 shown in its identity. Temperature is always 0.
+
+Score: by default the number the model writes in each verdict's ``score`` field. With
+``score = "probability"`` the request asks for ``logprobs`` (``top_logprobs = 20``) and each
+verdict's score is the model's probability of "supported" where it writes the verdict, as the
+``local`` judge reads it (:mod:`ragcard.judges.verdict_probability`); the label is still the
+one written. A server that refuses log-probabilities, or replies without them, is a judge
+failure that says so (set ``score = "stated"``). A reply in which some verdict's probability
+cannot be read (no label among the top alternatives) keeps its stated scores, and each
+verdict's reason says so. The cache keeps the two kinds of score apart.
 
 Failures: transport errors are retried with exponential backoff and jitter (Retry-After
 honoured); an unusable reply is retried ``parse_retries`` times; then :class:`JudgeError`,
@@ -53,6 +63,7 @@ from ragcard.errors import ConfigError
 from ragcard.judges.base import JudgeContext, JudgeError, JudgeIdentity
 from ragcard.judges.cache import ChatOptions, estimate_tokens, load_options
 from ragcard.judges.prompts import (
+    LABELS,
     PROMPT_VERSION,
     TASK_PROMPT_VERSIONS,
     ChatJudge,
@@ -60,6 +71,7 @@ from ragcard.judges.prompts import (
     reply_schema,
     truncate_raw,
 )
+from ragcard.judges.verdict_probability import distributions_from_logprobs
 
 __all__ = ["MODES", "LlmJudge", "LlmOptions", "RateLimiter"]
 
@@ -67,6 +79,12 @@ Mode = Literal["json_schema", "json_object_schema", "json_object", "none"]
 #: Structured-output modes, in fallback order.
 MODES: tuple[Mode, ...] = ("json_schema", "json_object_schema", "json_object", "none")
 _FORMAT_WORDS = ("response_format", "json_schema", "json_object", "schema", "grammar")
+#: Alternatives asked for at each reply token with ``score = "probability"`` (OpenAI's most).
+TOP_LOGPROBS = 20
+_NO_LOGPROBS_FIX = (
+    'set score = "stated" in [judge], or use a server that returns them '
+    "(OpenAI, vLLM, llama.cpp's servers do)"
+)
 
 
 def _request_refused(status: int, body: str) -> bool:
@@ -100,6 +118,7 @@ class LlmOptions(ChatOptions):
     price_prompt_per_1k: float | None = Field(default=None, ge=0)
     price_completion_per_1k: float | None = Field(default=None, ge=0)
     extra_body: dict[str, Any] = Field(default_factory=dict)
+    score: Literal["stated", "probability"] = "stated"
 
 
 class RateLimiter:
@@ -186,6 +205,8 @@ class LlmJudge(ChatJudge):
         self._send_seed = self.options.seed is not None
         self._transport = transport
         self._state: _LoopState | None = None
+        if self.options.score == "probability":
+            self.score_source = "+verdict-probability"
         self.identity = self._identity()
 
     @classmethod
@@ -206,6 +227,8 @@ class LlmJudge(ChatJudge):
             "seed": self.options.seed if self._send_seed else None,
             "cache": self.cache is not None,
         }
+        if self.options.score == "probability":
+            settings["score"] = "P(supported): the model's token probability of the verdict"
         return JudgeIdentity(
             "llm",
             self.options.model,
@@ -249,6 +272,9 @@ class LlmJudge(ChatJudge):
         }
         if self._send_seed:
             payload["seed"] = self.options.seed
+        if self._wants_logprobs(ctx):
+            payload["logprobs"] = True
+            payload["top_logprobs"] = TOP_LOGPROBS
         if self._mode == "json_schema":
             name = "verdicts" if ctx.task == "support" else "answer_check"
             schema = {"name": name, "strict": True, "schema": reply_schema(ctx)}
@@ -262,6 +288,9 @@ class LlmJudge(ChatJudge):
             payload["response_format"] = {"type": "json_object"}
         payload.update(self.options.extra_body)
         return payload
+
+    def _wants_logprobs(self, ctx: JudgeContext) -> bool:
+        return self.options.score == "probability" and ctx.task == "support"
 
     def _fall_back(self, mode: Mode, body: str) -> bool:
         """After the server refused a request in ``mode``: drop the seed or move to the next
@@ -289,6 +318,12 @@ class LlmJudge(ChatJudge):
             response = await self._send(self._payload(messages, ctx, max_tokens))
             status = response.status_code
             refused = _request_refused(status, response.text)
+            if refused and self._wants_logprobs(ctx) and "logprob" in response.text.lower():
+                raise JudgeError(
+                    f"llm judge ({self._host}, model {self.options.model!r}): the server "
+                    f"refused log-probabilities (HTTP {status}); {_NO_LOGPROBS_FIX}",
+                    truncate_raw(response.text),
+                )
             if refused and self._fall_back(mode, response.text):
                 continue
             if status >= 400:
@@ -297,9 +332,11 @@ class LlmJudge(ChatJudge):
                     f"in mode {mode!r}",
                     truncate_raw(response.text),
                 )
-            return self._reply(response, messages)
+            return self._reply(response, messages, self._wants_logprobs(ctx))
 
-    def _reply(self, response: httpx.Response, messages: list[dict[str, str]]) -> Reply:
+    def _reply(
+        self, response: httpx.Response, messages: list[dict[str, str]], logprobs: bool
+    ) -> Reply:
         try:
             body = response.json()
             choice = body["choices"][0]
@@ -322,7 +359,18 @@ class LlmJudge(ChatJudge):
             prompt = sum(estimate_tokens(m["content"]) + 4 for m in messages)
             completion = estimate_tokens(text)
         self.ledger.add_usage(int(prompt or 0), int(completion or 0), estimated)
-        return Reply(text, choice.get("finish_reason") == "length")
+        truncated = choice.get("finish_reason") == "length"
+        if not logprobs:
+            return Reply(text, truncated)
+        found = choice.get("logprobs")
+        content = found.get("content") if isinstance(found, dict) else None
+        if not isinstance(content, list) or not all(isinstance(e, dict) for e in content):
+            raise JudgeError(
+                f"llm judge ({self._host}, model {self.options.model!r}): the reply carries "
+                f"no log-probabilities; {_NO_LOGPROBS_FIX}",
+                truncate_raw(response.text),
+            )
+        return Reply(text, truncated, distributions_from_logprobs(content, LABELS), probed=True)
 
     def _backoff(self, attempt: int, retry_after: float | None) -> float:
         if retry_after is not None:

@@ -242,7 +242,8 @@ class LocalJudge(ChatJudge):
             completion = estimate_tokens(str(text))
         self.ledger.add_usage(int(prompt or 0), int(completion or 0), estimated)
         found = capture.distributions() if capture is not None else ()
-        return Reply(str(text), choice.get("finish_reason") == "length", found)
+        truncated = choice.get("finish_reason") == "length"
+        return Reply(str(text), truncated, found, probed=capture is not None)
 
 
 _SCORE_SOURCES = {

@@ -60,6 +60,7 @@ __all__ = [
     "ChatJudge",
     "Reply",
     "PROMPT_VERSION",
+    "STATED_SCORE_NOTE",
     "SYSTEM_PROMPT",
     "build_messages",
     "TASK_PROMPT_VERSIONS",
@@ -299,20 +300,37 @@ def parse_verdicts(text: str, n_claims: int, passages: Sequence[Evidence] = ()) 
 class Reply:
     """A model's reply: its text, whether it was cut by the token limit, and (backends that
     can read them) each verdict's label probabilities, in :data:`LABELS` order, in the order
-    the verdicts were written (see :mod:`ragcard.judges.verdict_probability`)."""
+    the verdicts were written (see :mod:`ragcard.judges.verdict_probability`); ``probed``:
+    the backend tried to read them."""
 
     text: str
     truncated: bool = False
     probabilities: tuple[tuple[float, ...] | None, ...] = ()
+    probed: bool = False
+
+
+#: Added to the reason of a verdict whose probability was sought but could not be read.
+STATED_SCORE_NOTE = "score as stated: the model's probability of the verdict could not be read"
 
 
 def with_probabilities(verdicts: list[Verdict], reply: Reply) -> list[Verdict]:
     """``verdicts`` scored by the model's probability of "supported" where the reply carries
-    one for every verdict (else as stated); the label stays the one the model wrote."""
+    one for every verdict (else as stated, which a probed reply's reasons then say); the label
+    stays the one the model wrote."""
     supported = LABELS.index("supported")
     scores = [p[supported] for p in reply.probabilities if p is not None]
     if len(scores) != len(verdicts) or len(reply.probabilities) != len(verdicts):
-        return verdicts
+        if not reply.probed:
+            return verdicts
+        return [
+            dataclasses.replace(
+                verdict,
+                reason=f"{verdict.reason}; {STATED_SCORE_NOTE}"
+                if verdict.reason
+                else STATED_SCORE_NOTE,
+            )
+            for verdict in verdicts
+        ]
     return [
         dataclasses.replace(verdict, score=round(score, 6))
         for verdict, score in zip(verdicts, scores, strict=True)

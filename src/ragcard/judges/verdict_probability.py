@@ -17,12 +17,19 @@ only. When the model writes the opening quote and the first letters as one token
 position before the quote is seen, and only tokens that hold the quote and a label's start
 count; when the quote comes alone (the usual case with Qwen's and Llama's tokenisers), the
 position after it is used instead.
+
+The ``llm`` judge reads the same distributions from an OpenAI-compatible server's
+``logprobs`` (:func:`distributions_from_logprobs`): the reply's tokens, each with its
+``top_logprobs``. Only the top alternatives are known there (20 at most, OpenAI's limit), so a
+label outside them counts as no mass.
 """
 
 from __future__ import annotations
 
+import functools
+import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -30,13 +37,55 @@ import numpy.typing as npt
 
 from ragcard.judges.base import Label
 
-__all__ = ["VerdictProbe", "VerdictCapture"]
+__all__ = ["VerdictCapture", "VerdictProbe", "distributions_from_logprobs", "label_index"]
 
 _SPACE = re.compile(r"\s+")
 # In the reply with whitespace removed (a key, not an escaped quote inside a string value):
 _KEY = re.compile(r'(?<!\\)"verdict":')
 _KEY_AT_END = re.compile(r'(?<!\\)"verdict":\Z')  # the value's opening quote is next
 _OPEN_AT_END = re.compile(r'(?<!\\)"verdict":"\Z')  # the value's first letters are next
+
+Shares = tuple[float, ...]
+
+
+def label_index(token: str, labels: Sequence[str], with_quote: bool) -> int | None:
+    """Which label ``token`` begins (its first letters, or with ``with_quote`` the opening
+    quote and its first letters, after any whitespace); None: none."""
+    start = token.lstrip() if with_quote else token
+    if with_quote:
+        if not start.startswith('"'):
+            return None
+        start = start[1:]
+    if not start:
+        return None
+    for index, label in enumerate(labels):
+        if label.startswith(start):
+            return index
+    return None
+
+
+class _Verdicts:
+    """Finds the verdicts in a reply as it grows and keeps each one's label shares, read at
+    the position after the value's opening quote, or failing that before it."""
+
+    def __init__(self) -> None:
+        self.found: dict[int, Shares | None] = {}
+        self._after_quote: set[int] = set()
+
+    def see(self, generated: str, read: Callable[[bool], Shares | None]) -> None:
+        """``generated``: the reply so far; ``read(with_quote)``: the next token's shares."""
+        reply = _SPACE.sub("", generated)
+        if _OPEN_AT_END.search(reply):
+            verdict = len(_KEY.findall(reply))
+            self.found[verdict] = read(False)
+            self._after_quote.add(verdict)
+        elif _KEY_AT_END.search(reply):
+            verdict = len(_KEY.findall(reply))
+            if verdict not in self._after_quote:
+                self.found[verdict] = read(True)
+
+    def distributions(self) -> tuple[Shares | None, ...]:
+        return tuple(self.found.get(k) for k in range(1, max(self.found, default=0) + 1))
 
 
 class VerdictProbe:
@@ -57,16 +106,9 @@ class VerdictProbe:
     def _token_ids(self, texts: list[str], with_quote: bool) -> list[npt.NDArray[np.intp]]:
         found: list[list[int]] = [[] for _ in self.labels]
         for token, text in enumerate(texts):
-            start = text.lstrip() if with_quote else text
-            if with_quote:
-                if not start.startswith('"'):
-                    continue
-                start = start[1:]
-            if not start:
-                continue
-            for index, label in enumerate(self.labels):
-                if label.startswith(start):
-                    found[index].append(token)
+            index = label_index(text, self.labels, with_quote)
+            if index is not None:
+                found[index].append(token)
         return [np.array(ids, dtype=np.intp) for ids in found]
 
     def capture(self) -> VerdictCapture:
@@ -89,29 +131,50 @@ class VerdictProbe:
 
 class VerdictCapture:
     """Called by llama-cpp-python with the tokens so far and the next token's logits, at every
-    generated token; keeps each verdict's label distribution, in order (:attr:`found`)."""
+    generated token; keeps each verdict's label distribution, in order."""
 
     def __init__(self, probe: VerdictProbe) -> None:
         self.probe = probe
-        self.found: dict[int, tuple[float, ...] | None] = {}
+        self._verdicts = _Verdicts()
         self._start: int | None = None
-        self._after_quote: set[int] = set()
 
     def __call__(self, input_ids: Any, logits: Any) -> Any:
         if self._start is None:
             self._start = len(input_ids)  # the prompt ends here
         generated = self.probe.text([int(t) for t in input_ids[self._start :]])
-        reply = _SPACE.sub("", generated)
-        if _OPEN_AT_END.search(reply):
-            verdict = len(_KEY.findall(reply))
-            self.found[verdict] = self.probe.distribution(logits, with_quote=False)
-            self._after_quote.add(verdict)
-        elif _KEY_AT_END.search(reply):
-            verdict = len(_KEY.findall(reply))
-            if verdict not in self._after_quote:
-                self.found[verdict] = self.probe.distribution(logits, with_quote=True)
+        self._verdicts.see(generated, lambda quote: self.probe.distribution(logits, quote))
         return logits
 
-    def distributions(self) -> tuple[tuple[float, ...] | None, ...]:
+    def distributions(self) -> tuple[Shares | None, ...]:
         """One entry per verdict written, in order (None where the mass could not be read)."""
-        return tuple(self.found.get(k) for k in range(1, max(self.found, default=0) + 1))
+        return self._verdicts.distributions()
+
+
+def _shares(
+    alternatives: Iterable[Mapping[str, Any]], labels: Sequence[str], with_quote: bool
+) -> Shares | None:
+    mass = [0.0] * len(labels)
+    for alternative in alternatives:
+        token, logprob = alternative.get("token"), alternative.get("logprob")
+        if not isinstance(token, str) or not isinstance(logprob, int | float):
+            continue
+        index = label_index(token, labels, with_quote)
+        if index is not None and math.isfinite(logprob):
+            mass[index] += math.exp(logprob)
+    total = sum(mass)
+    return tuple(m / total for m in mass) if total > 0 else None
+
+
+def distributions_from_logprobs(
+    content: Sequence[Mapping[str, Any]], labels: Sequence[str]
+) -> tuple[Shares | None, ...]:
+    """Each verdict's label shares, in order, from a chat completion's ``logprobs.content``
+    (the reply's tokens, each ``{"token", "logprob", "top_logprobs": [{"token", "logprob"}]}``)."""
+    verdicts = _Verdicts()
+    generated: list[str] = []
+    for entry in content:
+        top = entry.get("top_logprobs") or ()
+        verdicts.see("".join(generated), functools.partial(_shares, top, labels))
+        token = entry.get("token")
+        generated.append(token if isinstance(token, str) else "")
+    return verdicts.distributions()
