@@ -56,3 +56,21 @@ def test_ship_when_all_met(tmp_path: Path) -> None:
         {"recall@5": spec},
     )
     assert decision.decision == "ship" and decision.results[0].note is None
+
+
+def test_check_measures_names_the_file_and_every_unknown_threshold(tmp_path: Path) -> None:
+    from ragcard.thresholds import check_measures
+
+    path = tmp_path / "t.toml"
+    line = '[[threshold]]\nmeasure="{}"\ncomparison=">="\nvalue=1\ntype="graded"\nreason="r"\n'
+    names = ["recall@5", "recal@5", "flag_accuracy[self_harm]", "flag_acuracy[x]"]
+    path.write_text("".join(line.format(name) for name in names))
+    known = ("recall@5", "flag_accuracy")
+    specs = {name: MetricSpec(name, "l", "rate", True, "", "") for name in known}
+    with pytest.raises(ConfigError) as caught:
+        check_measures(load_thresholds(path), specs)
+    message = str(caught.value)
+    assert message.startswith(f"{path}: unknown measure in threshold 2 ('recal@5'), ")
+    assert "threshold 4 ('flag_acuracy[x]')" in message and "threshold 3" not in message
+    path.write_text("".join(line.format(name) for name in names[::2]))
+    check_measures(load_thresholds(path), specs)  # a breakdown of a known measure is fine

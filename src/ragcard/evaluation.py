@@ -32,7 +32,7 @@ from ragcard.report.scorecard import Scorecard, build_scorecard
 from ragcard.responses import RecordedResponse, RecordedResponses
 from ragcard.results import AttemptRecord, ResultsLog
 from ragcard.scoring import default_layers
-from ragcard.thresholds import Thresholds, decide, load_thresholds
+from ragcard.thresholds import Thresholds, check_measures, decide, load_thresholds
 
 if TYPE_CHECKING:
     from ragcard.baseline import Comparison
@@ -278,6 +278,7 @@ def score_responses(
     by_id = inputs.questions.by_id()
     settings = scoring_settings(run_date, k, non_abstaining_flags, False, judge)
     scorer = AttemptScorer(by_id, inputs.corpus, settings, layers or default_layers(), judge)
+    check_measures(inputs.thresholds, scorer.acc.specs)
     stream: RecordedResponses | None = None
     if isinstance(responses, str | Path):
         stream = RecordedResponses(Path(responses), by_id)

@@ -42,6 +42,7 @@ from ragcard.report.comparison import render_comparison_markdown
 from ragcard.results import AttemptRecord, ResultsLog, dumps_line, read_results
 from ragcard.runner import AttemptError, AttemptOutcome, RunSettings, run_attempts
 from ragcard.scoring import default_layers
+from ragcard.thresholds import check_measures
 
 __all__ = ["run_evaluation"]
 
@@ -114,6 +115,7 @@ def run_evaluation(
     scorer = AttemptScorer(
         inputs.questions.by_id(), inputs.corpus, settings, default_layers(), judge
     )
+    check_measures(inputs.thresholds, scorer.acc.specs)
     previous = _prepare_out(out, results_path, frozen, resume, fresh, scorer)
     run_settings = RunSettings(
         attempts=run.attempts,

@@ -37,6 +37,7 @@ __all__ = [
     "Threshold",
     "ThresholdResult",
     "Thresholds",
+    "check_measures",
     "decide",
     "load_thresholds",
     "template_text",
@@ -155,14 +156,36 @@ def template_text(kit: str) -> str:
     return resources.files("ragcard").joinpath("templates", TEMPLATES[kit]).read_text("utf-8")
 
 
+def check_measures(thresholds: Thresholds, specs: Mapping[str, MetricSpec]) -> None:
+    """Raise ConfigError naming the file and every threshold whose measure this run does not
+    compute — before the run, so that a typo costs no agent call."""
+    unknown = [
+        f"threshold {number} ({t.measure!r})"
+        for number, t in enumerate(thresholds.items, 1)
+        if _measure_name(t.measure) not in specs
+    ]
+    if unknown:
+        where = f"{thresholds.path}: " if thresholds.path else ""
+        raise ConfigError(
+            f"{where}unknown measure in {', '.join(unknown)}; fix the name (a breakdown is "
+            f"written measure[label]) or remove the threshold. Measures of this run: "
+            f"{', '.join(sorted(specs))}"
+        )
+
+
+def _measure_name(measure: str) -> str:
+    _base, _k, label = parse_metric_name(measure)
+    return measure if label is None else measure[: measure.index("[")]
+
+
 def _lookup(
     measure: str,
     metrics: Mapping[str, MetricValue | Unscored],
     breakdowns: Mapping[str, Mapping[str, MetricValue | Unscored]],
     specs: Mapping[str, MetricSpec],
 ) -> MetricValue | Unscored | None:
-    base, k, label = parse_metric_name(measure)
-    name = measure if label is None else measure[: measure.index("[")]
+    _base, _k, label = parse_metric_name(measure)
+    name = _measure_name(measure)
     if name not in specs:
         valid = ", ".join(sorted(specs))
         raise ConfigError(f"unknown measure {measure!r} in thresholds; valid measures: {valid}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -101,3 +102,38 @@ def test_run_refuses_to_clobber_then_resumes(tmp_path: Path) -> None:
     changed = runner.invoke(app, ["run", str(project), "--out", str(out), "--attempts", "2",
                                   "--resume", "--no-progress"])
     assert changed.exit_code == 2 and "attempts" in changed.output
+
+
+def test_terminal_scorecard_and_errors_print_brackets_verbatim(mini: Path, tmp_path: Path) -> None:
+    # rich reads "[word]" as a style and "[/word]" as a closing tag: a per-flag measure would
+    # lose its flag, a message naming a TOML table its fix, and "[/x]" would crash the print
+    per_flag = tmp_path / "t.toml"
+    per_flag.write_text('[[threshold]]\nmeasure="flag_accuracy[not_in_record]"\n'
+                        'comparison=">="\nvalue=1.0\ntype="must-pass"\nreason="[/x] flags"\n')
+    args = [a for a in score_args(mini, tmp_path / "out", per_flag) if a != "--quiet"]
+    result = runner.invoke(app, args, env={"COLUMNS": "200"})
+    assert result.exit_code in (0, 1), result.output
+    assert result.output.count("flag_accuracy[not_in_record]") >= 2  # table and decision
+    bad = tmp_path / "bad.toml"
+    bad.write_text(per_flag.read_text().replace("flag_accuracy[", "flag_acuracy["))
+    result = runner.invoke(app, score_args(mini, tmp_path / "out2", bad), env={"COLUMNS": "400"})
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert "unknown measure in threshold 1 ('flag_acuracy[not_in_record]')" in result.output
+    assert not (tmp_path / "out2").exists()  # refused before scoring anything
+
+
+def test_run_refuses_an_unknown_measure_before_calling_the_agent(tmp_path: Path) -> None:
+    import shutil
+
+    project = tmp_path / "handbook"
+    shutil.copytree(Path(__file__).resolve().parents[2] / "examples" / "handbook", project,
+                    ignore=shutil.ignore_patterns("eval", "out"))  # fmt: skip
+    thresholds = project / "thresholds.toml"
+    thresholds.write_text(thresholds.read_text().replace('"recall@5"', '"recal@5"', 1))
+    out = tmp_path / "out"
+    args = ["run", str(project), "--out", str(out), "--no-progress"]
+    result = runner.invoke(app, args, env={"COLUMNS": "400"})
+    assert result.exit_code == 2, result.output
+    expected = r"thresholds.toml: unknown measure in threshold \d+ \('recal@5'\)"
+    assert re.search(expected, result.output)
+    assert not (out / "results.jsonl").exists()

@@ -8,6 +8,7 @@ from typing import ParamSpec, TypeVar
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from ragcard.errors import ConfigError, InputError, MissingExtraError
 
@@ -28,10 +29,10 @@ def user_errors(command: Callable[P, R]) -> Callable[P, R]:
         try:
             return command(*args, **kwargs)
         except InputError as error:
-            err.print(f"[bold red]error:[/] {error.render()}", highlight=False, markup=True)
+            err.print(f"[bold red]error:[/] {escape(error.render())}", highlight=False)
             raise typer.Exit(EXIT_BAD_INPUT) from None
         except (ConfigError, MissingExtraError) as error:
-            err.print(f"[bold red]error:[/] {error}", highlight=False)
+            err.print(f"[bold red]error:[/] {escape(str(error))}", highlight=False)
             raise typer.Exit(EXIT_BAD_INPUT) from None
 
     return wrapper

@@ -13,6 +13,7 @@ from typing import Annotated
 import typer
 from rich import box
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from ragcard._cli._common import EXIT_HOLD, EXIT_SHIP, err, user_errors
@@ -54,6 +55,7 @@ def print_comparison(comparison: Comparison, console: Console, max_flips: int = 
         f"baseline {b.path} ({b.decision}) → current {c.path} ({c.decision}) · questions "
         f"{c.questions_version} · {comparison.items_compared} items compared",
         highlight=False,
+        markup=False,
     )
     tolerances = Counter(m.tolerance for m in comparison.measures)
     usual = tolerances.most_common(1)[0][0] if tolerances else 0.0
@@ -61,7 +63,9 @@ def print_comparison(comparison: Comparison, console: Console, max_flips: int = 
         f"{m.name} {m.tolerance:g}" for m in comparison.measures if m.tolerance != usual
     )
     caption = f"tolerance {usual:g}" + (f", except {others}" if others else "")
-    table = Table(title="Measures", title_justify="left", caption=caption, box=box.SIMPLE_HEAD)
+    table = Table(
+        title="Measures", title_justify="left", caption=escape(caption), box=box.SIMPLE_HEAD
+    )
     table.show_edge, table.collapse_padding = False, True
     table.add_column("Measure", overflow="fold", ratio=1)  # long names fold, numbers stay whole
     for column in ("Baseline", "Current", "Δ", "95% CI of Δ", "p", "Verdict"):
@@ -69,7 +73,7 @@ def print_comparison(comparison: Comparison, console: Console, max_flips: int = 
     for m in comparison.measures:
         arrow = "↑" if m.higher_is_better else "↓"
         verdict = f"[{_STYLE[m.verdict]}]{m.verdict}[/]"  # the why is in the reasons below
-        table.add_row(f"{m.name} {arrow}", *format_measure(m), verdict)
+        table.add_row(escape(f"{m.name} {arrow}"), *format_measure(m), verdict)
     console.print(table)
     if comparison.flips:
         flips = Table(
@@ -83,16 +87,17 @@ def print_comparison(comparison: Comparison, console: Console, max_flips: int = 
         for f in comparison.flips[:max_flips]:
             change = f"[{'bold red' if f.regressed else 'green'}]{f.change}[/]"
             must = "[bold]yes[/]" if f.must_pass else ""
-            flips.add_row(f.item, f.category or "", must, change, "; ".join(f.symptoms))
+            symptoms = escape("; ".join(f.symptoms))
+            flips.add_row(escape(f.item), escape(f.category or ""), must, change, symptoms)
         console.print(flips)
         if len(comparison.flips) > max_flips:
             console.print(f"… and {len(comparison.flips) - max_flips} more flipped item(s)")
     for note in comparison.notes:
-        console.print(f"[yellow]note:[/] {note}", highlight=False)
+        console.print(f"[yellow]note:[/] {escape(note)}", highlight=False)
     colour = "green" if comparison.gate == "pass" else "bold red"
     console.print(f"[{colour}]Gate: {comparison.gate.upper()}[/]")
     for reason in comparison.reasons:
-        console.print(f"  • {reason}", highlight=False)
+        console.print(f"  • {reason}", highlight=False, markup=False)
 
 
 @user_errors

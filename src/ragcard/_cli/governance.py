@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 
 from ragcard._cli._common import err, user_errors
 from ragcard.project import lock_project_thresholds, stale_inputs
@@ -44,9 +45,9 @@ def stale_command(
     last, found = stale_inputs(project, db)
     if found:
         where = f" since run {last.id}" if last is not None else ""
-        err.print(f"[bold red]stale[/]{where}:", highlight=False)
+        err.print(f"[bold red]stale[/]{escape(where)}:", highlight=False)
         for line in found:
-            err.print(f"  - {line}", highlight=False)
+            err.print(f"  - {line}", highlight=False, markup=False)
         raise typer.Exit(1)
     if last is not None:
         err.print(f"up to date with run {last.id} ({last.created_at:%Y-%m-%d %H:%M} UTC)",

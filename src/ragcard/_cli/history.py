@@ -14,6 +14,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from ragcard._cli._common import user_errors
@@ -95,7 +96,7 @@ def ship_command(
 
 def _runs_table(entries: list[RunEntry], where: str) -> Table:
     several_projects = len({e.project for e in entries}) > 1
-    table = Table(title=f"ragcard history ({where})", title_justify="left")
+    table = Table(title=escape(f"ragcard history ({where})"), title_justify="left")
     table.add_column("id", no_wrap=True)
     if several_projects:
         table.add_column("project")
@@ -105,9 +106,9 @@ def _runs_table(entries: list[RunEntry], where: str) -> Table:
         decision = f"[green]{e.decision}[/]" if e.decision == "ship" else f"[red]{e.decision}[/]"
         shipped = f"{e.shipped_by}, {e.shipped_at:%Y-%m-%d}" if e.shipped_at else ""
         version = e.config.get("questions", {}).get("version") or e.questions_sha256[:12]
-        cells = [e.id, *([e.project] if several_projects else [])]
-        cells += [f"{e.created_at:%Y-%m-%d %H:%M}", decision, e.corpus_version or "?"]
-        table.add_row(*cells, str(version), shipped)
+        cells = [escape(e.id), *([escape(e.project)] if several_projects else [])]
+        cells += [f"{e.created_at:%Y-%m-%d %H:%M}", decision, escape(e.corpus_version or "?")]
+        table.add_row(*cells, escape(str(version)), escape(shipped))
     return table
 
 

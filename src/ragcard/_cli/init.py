@@ -56,4 +56,4 @@ def init_command(
         raise ConfigError(f"{', '.join(existing)} already exist(s); pass --force to overwrite")
     for path, text in targets.items():
         path.write_text(text, encoding="utf-8")
-        err.print(f"wrote {path}")
+        err.print(f"wrote {path}", markup=False)

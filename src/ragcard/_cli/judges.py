@@ -138,7 +138,11 @@ def evaluate_command(
     typer.echo(format_meta_evaluation(evaluation, breakdowns), nl=False)
     if save is not None:
         record = save_calibration(evaluation, save)
-        err.print(f"calibration written to {save}: {calibration_line(record)}", highlight=False)
+        err.print(
+            f"calibration written to {save}: {calibration_line(record)}",
+            highlight=False,
+            markup=False,
+        )
 
 
 @judges_app.command("train-ensemble")

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 
 from ragcard._cli._common import err, user_errors
 from ragcard.judges.models import MODELS, ModelInstallError, install_model
@@ -23,9 +24,11 @@ def install_local_command(
 ) -> None:
     """Install a model for the local judge (verified by sha256) and print where it is."""
     try:
-        path = install_model(model, dest, say=lambda message: err.print(message, highlight=False))
+        path = install_model(
+            model, dest, say=lambda message: err.print(message, highlight=False, markup=False)
+        )
     except ModelInstallError as error:
-        err.print(f"[bold red]error:[/] {error}", highlight=False)
+        err.print(f"[bold red]error:[/] {escape(str(error))}", highlight=False)
         raise typer.Exit(1) from None
     if not MODELS[model].entailment:
         err.print(

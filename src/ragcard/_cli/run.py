@@ -122,9 +122,12 @@ def run_command(
     print_scorecard(result.scorecard, Console())
     if result.comparison is not None:
         print_comparison(result.comparison, Console())
-        err.print(f"wrote {result.out_dir}/comparison.md (fit for a pull-request comment)")
+        err.print(
+            f"wrote {result.out_dir}/comparison.md (fit for a pull-request comment)", markup=False
+        )
     err.print(
         f"wrote {result.out_dir}/scorecard.md, scorecard.json, results.jsonl"
-        + (f"; run saved as {result.eval_path}" if result.eval_path else "")
+        + (f"; run saved as {result.eval_path}" if result.eval_path else ""),
+        markup=False,
     )
     raise typer.Exit(result.exit_code)

@@ -56,5 +56,5 @@ def score_command(
     )
     if not quiet:
         print_scorecard(result.scorecard, Console())
-    err.print(f"wrote {out}/scorecard.md, scorecard.json, results.jsonl")
+    err.print(f"wrote {out}/scorecard.md, scorecard.json, results.jsonl", markup=False)
     raise typer.Exit(result.exit_code)

@@ -34,7 +34,11 @@ def keys_new_command(
     Set RAGCARD_KEY_PASSPHRASE to encrypt the private key.
     """
     public = new_keypair(path, owner=owner)
-    err.print(f"wrote private key {path} (mode 0600) and public key {public}", highlight=False)
+    err.print(
+        f"wrote private key {path} (mode 0600) and public key {public}",
+        highlight=False,
+        markup=False,
+    )
     typer.echo(public)
 
 
@@ -60,7 +64,7 @@ def sign_command(
                                    dt.datetime.fromisoformat(signature.signed_at),
                                    signature.digests.get("scorecard", ""))
     typer.echo(line)
-    err.print(f"wrote {signature.path}", highlight=False)
+    err.print(f"wrote {signature.path}", highlight=False, markup=False)
 
 
 @user_errors

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from ragcard.metrics.base import MetricValue
@@ -22,11 +23,11 @@ def _thresholds(card: Scorecard) -> Table:
         t = r.threshold
         status = r.status + (f" ({r.note})" if r.note else "")
         table.add_row(
-            t.measure,
+            escape(t.measure),
             f"{t.comparison} {t.value:g}",
-            format_value(r.result),
+            escape(format_value(r.result)),
             "yes" if t.type == "must-pass" else "",
-            f"[{_STYLE[r.status]}]{status}[/]",
+            f"[{_STYLE[r.status]}]{escape(status)}[/]",
         )
     return table
 
@@ -36,11 +37,11 @@ def _measures(card: Scorecard) -> Table:
     for column in ("Layer", "Measure", "Result"):
         table.add_column(column)
     for name, result in card.metrics.items():
-        style = "" if isinstance(result, MetricValue) else "dim"
+        shown = escape(format_value(result))
         table.add_row(
             card.specs[name].layer,
-            name,
-            f"[{style}]{format_value(result)}[/]" if style else format_value(result),
+            escape(name),
+            shown if isinstance(result, MetricValue) else f"[dim]{shown}[/]",
         )
     return table
 
@@ -50,9 +51,8 @@ def _causes(card: Scorecard, limit: int = 6) -> Table:
     for column in ("Layer", "Likely cause", "Items", "Try", "Examples"):
         table.add_column(column)
     for c in card.causes[:limit]:
-        table.add_row(
-            c["layer"], c["cause"], str(c["items"]), c["try"], ", ".join(c["examples"][:4])
-        )
+        cells = (c["layer"], c["cause"], str(c["items"]), c["try"], ", ".join(c["examples"][:4]))
+        table.add_row(*(escape(cell) for cell in cells))
     return table
 
 
@@ -61,28 +61,32 @@ def print_scorecard(card: Scorecard, console: Console | None = None) -> None:
     console = console or Console(stderr=False)
     header = card.header
     config = card.config
-    console.rule(f"ragcard · {header.get('project', '')}")
+    console.rule(escape(f"ragcard · {header.get('project', '')}"))
     console.print(
         f"corpus {config['corpus'].get('version')} · questions n={config['questions'].get('n')} "
         f"· agent {config['agent'].get('name')} ({config['agent'].get('model')}) · attempts "
-        f"{config['run'].get('attempts')}"
+        f"{config['run'].get('attempts')}",
+        markup=False,
     )
-    console.print(f"judge: {judge_summary(config['judge'])}", highlight=False)
+    console.print(f"judge: {judge_summary(config['judge'])}", highlight=False, markup=False)
     override = header.get("override")
     if override:
-        console.print(f"[bold red]THRESHOLDS LOOSENED AFTER THEY WERE LOCKED — by "
-                      f"{override['by']}: {override['reason']}[/]", highlight=False)
+        said = escape(f"{override['by']}: {override['reason']}")
+        console.print(f"[bold red]THRESHOLDS LOOSENED AFTER THEY WERE LOCKED — by {said}[/]",
+                      highlight=False)  # fmt: skip
         for found in override["loosened"]:
-            console.print(f"[red]  • {found['measure']}: {found['change']}[/]", highlight=False)
+            change = escape(f"{found['measure']}: {found['change']}")
+            console.print(f"[red]  • {change}[/]", highlight=False)
     console.print(_thresholds(card))
     console.print(_measures(card))
     if card.causes:
         console.print(_causes(card))
     if card.errors["attempts"]:
         console.print(
-            f"[yellow]{card.errors['attempts']} item-attempt(s) failed: {card.errors['by_kind']}[/]"
+            f"[yellow]{card.errors['attempts']} item-attempt(s) failed: "
+            f"{escape(str(card.errors['by_kind']))}[/]"
         )
     colour = "green" if card.decision.decision == "ship" else "red"
     console.print(f"[bold {colour}]Decision: {card.decision.decision.upper()}[/]")
     for reason in card.decision.reasons:
-        console.print(f"  [{colour}]• {reason}[/]")
+        console.print(f"  [{colour}]• {escape(reason)}[/]")
