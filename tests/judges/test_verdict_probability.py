@@ -184,10 +184,15 @@ def test_logprobs_escaped_keys_and_junk_entries_are_ignored() -> None:
                 {"token": "supported", "logprob": -0.1},
                 {"token": "no", "logprob": float("nan")},
                 {"token": 3, "logprob": "x"},
+                "supported",
+                {"token": "contr", "logprob": 1e6},  # invalid (> 0): counted as 0, no overflow
             ],
         },
         {"token": None, "top_logprobs": None},
+        {"token": '", {"verdict": "', "top_logprobs": {"supported": -0.1}},
+        {"token": "no", "top_logprobs": "junk"},
     ]
-    (only,) = distributions_from_logprobs(content, LABELS)
-    assert only == (1.0, 0.0, 0.0)
+    only, unreadable = distributions_from_logprobs(content, LABELS)
+    assert only == pytest.approx(shares(-0.1, -math.inf, 0.0))
+    assert unreadable is None
     assert distributions_from_logprobs([], LABELS) == ()

@@ -155,12 +155,14 @@ def _shares(
 ) -> Shares | None:
     mass = [0.0] * len(labels)
     for alternative in alternatives:
+        if not isinstance(alternative, Mapping):
+            continue
         token, logprob = alternative.get("token"), alternative.get("logprob")
         if not isinstance(token, str) or not isinstance(logprob, int | float):
             continue
         index = label_index(token, labels, with_quote)
         if index is not None and math.isfinite(logprob):
-            mass[index] += math.exp(logprob)
+            mass[index] += math.exp(min(float(logprob), 0.0))  # a log-probability is <= 0
     total = sum(mass)
     return tuple(m / total for m in mass) if total > 0 else None
 
@@ -173,7 +175,8 @@ def distributions_from_logprobs(
     verdicts = _Verdicts()
     generated: list[str] = []
     for entry in content:
-        top = entry.get("top_logprobs") or ()
+        top = entry.get("top_logprobs")
+        top = top if isinstance(top, list) else ()
         verdicts.see("".join(generated), functools.partial(_shares, top, labels))
         token = entry.get("token")
         generated.append(token if isinstance(token, str) else "")
