@@ -88,3 +88,16 @@ def test_parse_tolerances() -> None:
         parse_tolerances(["=0.1"])
     with pytest.raises(ConfigError):
         parse_tolerances(["recall@5=nan"])
+
+
+def test_bracketed_ids_and_symptoms_print_verbatim(make_run: MakeRun, line: Line) -> None:
+    # rich would read "[/x]" as a closing tag (and crash) and "[probe]" as a style (and drop it)
+    base = [line(f"Q{i}", True, recall_at_5=1.0) for i in range(30)]
+    good = [*base, line("MP[1]", True, must_pass=True, category="[probe]", access_leaks=0.0)]
+    bad = [*base, line("MP[1]", False, must_pass=True, category="[probe]", access_leaks=1.0,
+                       symptoms=["leaked [/x] text"])]  # fmt: skip
+    args = [str(make_run("good", good)), str(make_run("bad", bad))]
+    result = runner.invoke(app, args, env={"COLUMNS": "200"})
+    assert result.exit_code == 1, result.output
+    assert "MP[1]" in result.output and "[probe]" in result.output
+    assert "leaked [/x] text" in result.output
