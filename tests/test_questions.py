@@ -93,3 +93,19 @@ def test_every_bad_line_is_reported(tmp_path: Path) -> None:
 def test_missing_file(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="file not found"):
         load_questions(tmp_path / "nope.jsonl")
+    with pytest.raises(InputError, match="is a folder, not a file — give the .jsonl file"):
+        load_questions(tmp_path)
+
+
+def test_encoding_problems_are_per_line_and_a_byte_order_mark_is_fine(tmp_path: Path) -> None:
+    path = tmp_path / "q.jsonl"
+    lines = [b'\xef\xbb\xbf{"id": "A", "question": "ok"}', b'{"id": "B", "question": "caf\xe9"}',
+             b"{not json"]  # fmt: skip
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    with pytest.raises(InputError) as info:
+        load_questions(path)
+    by_line = {p.line: p for p in info.value.problems}
+    assert sorted(by_line) == [2, 3]
+    assert by_line[2].message == "not UTF-8 text (byte 0xe9 at column 29)"
+    path.write_bytes(lines[0] + b"\n")
+    assert [q.id for q in load_questions(path).questions] == ["A"]

@@ -115,6 +115,21 @@ def test_every_bad_line_is_reported_and_nothing_is_written(
     assert sorted(p.name for p in out.iterdir()) == ["results.jsonl"]
 
 
+def test_bytes_that_are_not_utf8_are_a_problem_of_their_line(
+    inputs: Inputs, mini: Path, tmp_path: Path, workers: int
+) -> None:
+    good = (mini / "responses.jsonl").read_bytes().splitlines()
+    latin1 = json.dumps({"item": "Q2", "answer": "café"}, ensure_ascii=False).encode("latin-1")
+    responses = tmp_path / "r.jsonl"
+    responses.write_bytes(b"\xef\xbb\xbf" + b"\n".join([good[0], latin1, b"{not json"]) + b"\n")
+    with pytest.raises(InputError) as info:  # a leading byte-order mark is no problem
+        score_responses(inputs, responses, tmp_path / "out", run_date=DAY, workers=workers)
+    found = {p.line: p for p in info.value.problems}
+    assert sorted(found) == [2, 3]
+    assert found[2].message == "not UTF-8 text (byte 0xe9 at column 30)"
+    assert found[2].fix is not None and "UTF-8" in found[2].fix
+
+
 def test_a_failed_call_leaves_no_folder_it_created(
     inputs: Inputs, tmp_path: Path, workers: int
 ) -> None:

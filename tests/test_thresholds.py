@@ -74,3 +74,19 @@ def test_check_measures_names_the_file_and_every_unknown_threshold(tmp_path: Pat
     assert "threshold 4 ('flag_acuracy[x]')" in message and "threshold 3" not in message
     path.write_text("".join(line.format(name) for name in names[::2]))
     check_measures(load_thresholds(path), specs)  # a breakdown of a known measure is fine
+
+
+def test_a_thresholds_file_that_is_not_utf8_or_is_a_folder(tmp_path: Path) -> None:
+    path = tmp_path / "t.toml"
+    body = '[[threshold]]\nmeasure="recall@5"\ncomparison=">="\nvalue=1\ntype="graded"\n'
+    path.write_bytes(body.encode() + 'reason="café"\n'.encode("latin-1"))
+    with pytest.raises(ConfigError, match=r"t.toml:6: not UTF-8 text \(byte 0xe9 at column 12\)"):
+        load_thresholds(path)
+    path.write_bytes(b"\xef\xbb\xbf" + body.encode() + b'reason="r"\n')  # a byte-order mark
+    loaded = load_thresholds(path)
+    assert loaded.items[0].measure == "recall@5"
+    import hashlib
+
+    assert loaded.sha256 == hashlib.sha256(path.read_bytes()).hexdigest()  # the bytes parsed
+    with pytest.raises(ConfigError, match="is a folder, not a file"):
+        load_thresholds(tmp_path)

@@ -8,6 +8,7 @@ field, and a load lists *all* bad lines before failing.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TextIO, TypeVar
@@ -20,6 +21,7 @@ __all__ = [
     "iter_json_lines",
     "iter_records",
     "load_records",
+    "not_utf8",
     "open_lines",
     "parse_line",
     "problems_from_validation",
@@ -28,14 +30,38 @@ __all__ = [
 M = TypeVar("M", bound=BaseModel)
 
 
+#: A byte that is not UTF-8, as ``surrogateescape`` decodes it.
+_UNDECODABLE = re.compile("[\udc80-\udcff]")
+_NOT_UTF8 = "not UTF-8 text"
+_SAVE_AS_UTF8 = "save the file as UTF-8 (e.g. iconv -f latin1 -t utf-8 IN > OUT)"
+
+
 def open_lines(path: Path) -> TextIO:
-    """``path`` opened for reading as UTF-8 text; a missing file is an :class:`InputError`."""
+    """``path`` opened for reading as UTF-8 text (a leading byte-order mark is skipped; bytes
+    that are not UTF-8 reach each line, which :func:`not_utf8` then reports); a missing
+    file, a folder or an unreadable file is an :class:`InputError`."""
     try:
-        return path.open(encoding="utf-8")
+        return path.open(encoding="utf-8-sig", errors="surrogateescape")
     except FileNotFoundError:
-        raise InputError(
-            Problem(str(path), None, None, "file not found", fix="check the path")
-        ) from None
+        problem = Problem(str(path), None, None, "file not found", fix="check the path")
+    except IsADirectoryError:
+        problem = Problem(str(path), None, None, "is a folder, not a file",
+                          fix="give the .jsonl file inside it")  # fmt: skip
+    except PermissionError:
+        problem = Problem(str(path), None, None, "cannot be read (permission denied)",
+                          fix="check the file's permissions")  # fmt: skip
+    raise InputError(problem)
+
+
+def not_utf8(line: str) -> str | None:
+    """Why a line read by :func:`open_lines` is not UTF-8 text (None when it is)."""
+    if line.isascii():
+        return None
+    found = _UNDECODABLE.search(line)
+    if found is None:
+        return None
+    byte = ord(found.group()) - 0xDC00
+    return f"{_NOT_UTF8} (byte 0x{byte:02x} at column {found.start() + 1}): {_SAVE_AS_UTF8}"
 
 
 def iter_json_lines(path: Path) -> Iterator[tuple[int, Any, str | None]]:
@@ -43,6 +69,9 @@ def iter_json_lines(path: Path) -> Iterator[tuple[int, Any, str | None]]:
     with open_lines(path) as handle:
         for number, line in enumerate(handle, start=1):
             if not line.strip():
+                continue
+            if (encoding_error := not_utf8(line)) is not None:
+                yield number, None, encoding_error
                 continue
             try:
                 yield number, json.loads(line), None
@@ -66,9 +95,11 @@ def _parse(
 ) -> tuple[M | None, list[Problem]]:
     """One line's record, or the problems that describe why there is none."""
     if json_error is not None:
-        return None, [
-            Problem(name, number, None, json_error, fix=f"each line must be one {kind} object")
-        ]
+        if json_error.startswith(_NOT_UTF8):
+            message, _, fix = json_error.partition(": ")
+        else:
+            message, fix = json_error, f"each line must be one {kind} object"
+        return None, [Problem(name, number, None, message, fix=fix)]
     if not isinstance(data, dict):
         return None, [Problem(name, number, None, f"expected a JSON object ({kind})", data)]
     try:
@@ -115,6 +146,9 @@ def parse_line(
     module reads a few things pydantic's parser does not, such as ``NaN`` or a lone surrogate
     escape) or the problems are exactly those :func:`load_records` would give.
     """
+    if (encoding_error := not_utf8(line)) is not None:
+        message, _, fix = encoding_error.partition(": ")
+        return None, [Problem(name, number, None, message, fix=fix)]
     try:
         return model.model_validate_json(line), []
     except ValidationError:

@@ -51,6 +51,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from ragcard._files import read_utf8
 from ragcard.errors import ConfigError
 
 __all__ = ["Config", "ProjectSection", "RunSection", "load_config"]
@@ -150,7 +151,7 @@ def load_config(path: str | Path) -> Config:
     if path.is_dir():
         path = path / CONFIG_NAME
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(read_utf8(path))
     except FileNotFoundError:
         raise ConfigError(
             f"{path}: no such file — pass a project folder holding {CONFIG_NAME} or the file "

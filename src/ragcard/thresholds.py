@@ -28,6 +28,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from ragcard._files import read_file
 from ragcard.errors import ConfigError
 from ragcard.metrics.base import MetricSpec, MetricValue, Unscored, parse_metric_name
 
@@ -139,13 +140,13 @@ def load_thresholds(path: str | Path) -> Thresholds:
     """Load a thresholds file; :class:`ConfigError` names the threshold and field when bad."""
     path = Path(path)
     try:
-        raw = path.read_bytes()
+        raw, text = read_file(path)
     except FileNotFoundError:
         raise ConfigError(
             f"{path}: thresholds file not found — write one before the first run "
             "(`ragcard init --kit knowledge-base` writes a template)"
         ) from None
-    items = _parse(raw.decode("utf-8"), str(path))
+    items = _parse(text, str(path))
     return Thresholds(path, items, hashlib.sha256(raw).hexdigest())
 
 

@@ -137,3 +137,15 @@ def test_run_refuses_an_unknown_measure_before_calling_the_agent(tmp_path: Path)
     expected = r"thresholds.toml: unknown measure in threshold \d+ \('recal@5'\)"
     assert re.search(expected, result.output)
     assert not (out / "results.jsonl").exists()
+
+
+def test_a_path_the_system_refuses_exits_2_without_a_traceback(mini: Path, tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    result = runner.invoke(app, score_args(mini, blocker / "out"))  # --out under a file
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert "Not a directory" in result.output or "not a directory" in result.output.lower()
+    toml = tmp_path / "ragcard.toml"
+    toml.write_bytes('[project]\nname = "caf\xe9"\n'.encode("latin-1"))
+    result = runner.invoke(app, ["run", str(tmp_path)], env={"COLUMNS": "300"})
+    assert result.exit_code == 2 and "ragcard.toml:2: not UTF-8 text (byte 0xe9" in result.output

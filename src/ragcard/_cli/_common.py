@@ -22,7 +22,9 @@ EXIT_SHIP, EXIT_HOLD, EXIT_BAD_INPUT = 0, 1, 2
 
 
 def user_errors(command: Callable[P, R]) -> Callable[P, R]:
-    """Map ragcard's user errors to a clear message on stderr and exit code 2."""
+    """Map ragcard's user errors — and the operating system's refusals of a path the user
+    gave (a file that cannot be read or written) — to a clear message on stderr and exit
+    code 2."""
 
     @functools.wraps(command)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
@@ -32,6 +34,9 @@ def user_errors(command: Callable[P, R]) -> Callable[P, R]:
             err.print(f"[bold red]error:[/] {escape(error.render())}", highlight=False)
             raise typer.Exit(EXIT_BAD_INPUT) from None
         except (ConfigError, MissingExtraError) as error:
+            err.print(f"[bold red]error:[/] {escape(str(error))}", highlight=False)
+            raise typer.Exit(EXIT_BAD_INPUT) from None
+        except OSError as error:  # a path the user gave: unreadable, unwritable, a folder…
             err.print(f"[bold red]error:[/] {escape(str(error))}", highlight=False)
             raise typer.Exit(EXIT_BAD_INPUT) from None
 

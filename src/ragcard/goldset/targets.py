@@ -26,6 +26,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from ragcard._files import read_utf8
 from ragcard.errors import ConfigError
 from ragcard.questions import KB_CATEGORIES, PERSONA_CATEGORIES
 
@@ -118,7 +119,7 @@ def infer_kit(categories: Iterable[str | None]) -> Kit | None:
 
 def _read_file(path: Path) -> _TargetsFile:
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(read_utf8(path))
     except FileNotFoundError:
         raise ConfigError(f"{path}: targets file not found — check the path") from None
     except tomllib.TOMLDecodeError as error:

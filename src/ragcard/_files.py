@@ -1,0 +1,37 @@
+"""Reading a small text file (TOML configuration, thresholds, targets) as UTF-8, with errors
+that name the file and the fix instead of a traceback."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ragcard.errors import ConfigError
+
+__all__ = ["read_file", "read_utf8"]
+
+
+def read_utf8(path: Path) -> str:
+    """The text of ``path`` (a leading byte-order mark dropped). A missing file raises
+    :class:`FileNotFoundError` (the caller says what was expected there); a folder, an
+    unreadable file or bytes that are not UTF-8 raise :class:`ConfigError`."""
+    return read_file(path)[1]
+
+
+def read_file(path: Path) -> tuple[bytes, str]:
+    """:func:`read_utf8`, with the bytes it decoded (read once: a hash of them is a hash of
+    what was parsed)."""
+    try:
+        raw = path.read_bytes()
+    except IsADirectoryError:
+        raise ConfigError(f"{path}: is a folder, not a file — give the file's path") from None
+    except PermissionError:
+        raise ConfigError(f"{path}: cannot be read (permission denied)") from None
+    try:
+        return raw, raw.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line = raw.count(b"\n", 0, error.start) + 1
+        column = error.start - (raw.rfind(b"\n", 0, error.start) + 1) + 1
+        raise ConfigError(
+            f"{path}:{line}: not UTF-8 text (byte 0x{raw[error.start]:02x} at column {column}) "
+            "— save the file as UTF-8"
+        ) from None
