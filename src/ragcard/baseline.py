@@ -339,7 +339,8 @@ def compare_runs(
             notes += [] if result else [f"{name}: no item in both runs' populations"]
     if quantiles:
         notes.append(
-            f"not gated (quantiles over attempts; see the scorecards): {_first(quantiles)}"
+            "not gated (pooled over claim pairs or quantiles over attempts, so no paired "
+            f"per-item values; see the scorecards): {_first(quantiles)}"
         )
     must = [f.item for f in flips if f.regressed and f.must_pass]
     reasons = (
