@@ -73,3 +73,24 @@ def test_empty_file_and_dataset_names(tmp_path: Path) -> None:
         read_user_labels(empty)
     with pytest.raises(Exception, match="unknown dataset 'wicee'.*wice, wice-100, begin"):
         load_dataset("wicee")
+
+
+def test_heldout_labels_are_reported_never_tuned_on(tmp_path: Path) -> None:
+    from ragcard.judges.base import JudgeIdentity, Verdict
+    from ragcard.judges.metaeval import evaluate_judge
+
+    lines = [{"claim": f"{score} c{i}.", "evidence": "E.", "id": f"L{i}",
+              "label": "supported" if score >= 0.5 else "not_supported", "split": split}
+             for i, (score, split) in enumerate([(0.9, "dev"), (0.2, "dev"), (0.8, "heldout"),
+                                                 (0.3, "heldout"), (0.7, "test")])]  # fmt: skip
+    dataset = read_user_labels(write(tmp_path / "mine.jsonl", *lines))
+    assert [e.part for e in dataset.examples] == ["dev", "dev", "test", "test", "test"]
+
+    class ByNumber:
+        identity = JudgeIdentity("by-number")
+        async def judge(self, ctx):  # type: ignore[no-untyped-def]
+            score = float(ctx.claims[0].split()[0])
+            return [Verdict("supported" if score >= 0.5 else "not_supported", score)]
+
+    (report,) = evaluate_judge(ByNumber(), [dataset]).reports
+    assert report.n_reported == 3 and report.threshold.tuned_on == 2  # tuned on the dev lines

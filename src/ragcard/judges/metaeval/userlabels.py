@@ -21,6 +21,8 @@ Fields:
 * ``supporting`` — ids of the passages that hold the support; gives the position breakdown
   (support in the first passage vs. a later one).
 * ``split`` — ``dev`` or ``test`` to fix an example's part; otherwise the seeded hash decides.
+  ``heldout`` (the question sets' word, SPEC §1.1) is the test part: a threshold is tuned and
+  ensemble weights are trained on the dev part only, so held-out labels are only reported.
 
 Unknown fields are kept by the reader and ignored. Every bad line is reported at once, with
 file, line and field.
@@ -67,7 +69,7 @@ class LabelRecord(BaseModel):
     group: str | None = None
     id: str | None = None
     supporting: list[str] | None = None
-    split: Literal["dev", "test"] | None = None
+    split: Literal["dev", "test", "heldout"] | None = None
 
     @model_validator(mode="after")
     def _one_evidence_form(self) -> LabelRecord:
@@ -85,6 +87,9 @@ class LabelRecord(BaseModel):
             return self.id
         text = "\x1f".join([self.claim, *(e.text for e in self.evidence_list())])
         return "h" + hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+_PARTS: dict[str, Literal["dev", "test"]] = {"dev": "dev", "test": "test", "heldout": "test"}
 
 
 def _position(
@@ -131,7 +136,7 @@ def read_user_labels(path: Path, seed: int = SPLIT_SEED) -> Dataset:
                 evidence_sets=(passages,),
                 supported=record.label == "supported",
                 label=record.label,
-                part=record.split or hash_part(example_id, seed),
+                part=_PARTS[record.split] if record.split else hash_part(example_id, seed),
                 group=record.group,
                 support_position=_position(record, passages),
             )
