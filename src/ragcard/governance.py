@@ -39,9 +39,10 @@ def canonical_hash(value: Any) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def declared_inputs(paths: Mapping[str, Path]) -> dict[str, str]:
+def declared_inputs(paths: Mapping[str, Path], missing_ok: bool = False) -> dict[str, str]:
     """sha256 of each declared input file, keyed by its name as declared (relative to the
-    project, so hashes compare across checkouts); a missing file is a :class:`ConfigError`."""
+    project, so hashes compare across checkouts); a missing file is a :class:`ConfigError`
+    (with ``missing_ok``, it is left out)."""
     hashes: dict[str, str] = {}
     missing = []
     for name, path in paths.items():
@@ -49,7 +50,7 @@ def declared_inputs(paths: Mapping[str, Path]) -> dict[str, str]:
             hashes[name] = hashlib.sha256(path.read_bytes()).hexdigest()
         except FileNotFoundError:
             missing.append(str(path))
-    if missing:
+    if missing and not missing_ok:
         raise ConfigError(
             "declared input(s) missing: "
             + ", ".join(missing)

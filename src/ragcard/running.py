@@ -133,10 +133,11 @@ def run_evaluation(
     finally:
         log.close()
         _close(judge)
+    after = declared_inputs(declared, missing_ok=True)  # the answers are in: hold, not fail
     changed = [
-        f"declared input {path} changed during the run"
-        for path, digest in declared_inputs(declared).items()
-        if before.get(path) != digest
+        f"declared input {path} {'changed' if path in after else 'was removed'} during the run"
+        for path, digest in before.items()
+        if after.get(path) != digest
     ]
     agent = {**adapter.describe(), **scorer.agent_meta()}
     agent.setdefault("name", spec.get("type"))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -105,3 +106,31 @@ def test_run_against_the_shipped_baseline_gates_a_regression(project: Path) -> N
     assert "regression gate: ❌ fail" in comment and "HB-0166" in comment
     clobber = run(project, "base", "--baseline", "shipped")
     assert clobber.exit_code == 2 and "overwrite" in clobber.output
+
+
+@pytest.mark.parametrize(
+    ("edit", "change"),
+    [("write_text('Answer freely.\\n')", "changed"), ("unlink(missing_ok=True)", "was removed")],
+)
+def test_a_declared_input_edited_during_the_run_holds_it(
+    project: Path, monkeypatch: pytest.MonkeyPatch, edit: str, change: str
+) -> None:
+    (project / "system.txt").write_text("Answer from the handbook only.\n")
+    (project / "editing_agent.py").write_text(
+        "from pathlib import Path\n\n"
+        "def answer(request):\n"
+        f"    Path(__file__).with_name('system.txt').{edit}\n"
+        "    return {'answer': 'I cannot find that in the handbook.', 'abstained': True}\n"
+    )
+    monkeypatch.delitem(sys.modules, "editing_agent", raising=False)  # one per test
+    monkeypatch.syspath_prepend(str(project))
+    config = project / "ragcard.toml"
+    text = config.read_text().replace("[project]\n", '[project]\ninputs = ["system.txt"]\n', 1)
+    agent = text[text.index("[agent]") : text.index("[judge]")]
+    config.write_text(text.replace(agent, '[agent]\ntype = "callable"\n'
+                                          'function = "editing_agent:answer"\n\n'))  # fmt: skip
+    result = run(project, "out")
+    assert result.exit_code == 1, result.output
+    card = json.loads((project / "out" / "scorecard.json").read_text())
+    assert card["decision"] == "hold"
+    assert f"declared input system.txt {change} during the run" in card["decision_reasons"]
