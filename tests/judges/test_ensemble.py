@@ -191,6 +191,68 @@ def test_llm_vote_feature_feeds_the_model(tmp_path: Path) -> None:
     assert judge.identity.settings["llm_vote"] is True and "vote" in (judge.identity.model or "")
 
 
+class CountingVote(VoteJudge):
+    """VoteJudge that records the claims it was asked about."""
+
+    def __init__(self) -> None:
+        self.asked: list[tuple[str, ...]] = []
+
+    async def judge(self, ctx: JudgeContext) -> list[Verdict]:
+        self.asked.append(ctx.claims)
+        return await super().judge(ctx)
+
+
+def test_the_llm_is_asked_only_about_the_claims_picked() -> None:
+    vote = CountingVote()
+    extractor = FeatureExtractor(SentenceVectors(StubEncoder()), vote)
+    ctx = JudgeContext(("Parking is free.", "Pay at the desk.", "Coffee is free."), PASSAGES)
+    found = asyncio.run(extractor.extract(ctx, lambda features: [False, True, True]))
+    assert vote.asked == [("Pay at the desk.", "Coffee is free.")]  # one call, those claims only
+    assert ["llm_vote" in f.values for f in found] == [False, True, True]
+    assert found[2].values["llm_vote"] == 1.0 and found[1].values["llm_vote"] == 0.0
+    asyncio.run(extractor.extract(ctx, lambda features: [False] * 3))
+    assert len(vote.asked) == 1  # nobody picked: no call
+    asyncio.run(extractor.extract(ctx))
+    assert vote.asked[-1] == ctx.claims  # no picker: every claim
+
+
+def test_llm_band_routes_unsure_claims_to_the_vote_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    vote = CountingVote()
+    judge = EnsembleJudge(llm_vote=True, encoder=StubEncoder(), llm_judge=vote)
+    assert judge.band == (0.10, 0.85) and judge.fast is not None  # the shipped weights' band
+    assert judge.identity.settings["llm_band"] == [0.10, 0.85]
+    assert judge.identity.settings["band_model"]["weights"] == "ensemble.json"
+    monkeypatch.setattr(judge, "_in_band", lambda features: [True, False])
+    ctx = JudgeContext(("Parking is free.", "Pay at the desk."), PASSAGES)
+    asked, outside = asyncio.run(judge.judge(ctx))
+    assert vote.asked == [("Parking is free.",)]
+    assert "LLM vote 1.00" in (asked.reason or "")
+    assert "LLM not asked (outside [0.1, 0.85])" in (outside.reason or "")
+    fast = EnsembleJudge(encoder=StubEncoder())  # the vote-free judge scores it the same way
+    assert outside.score == asyncio.run(fast.judge(ctx))[1].score
+    every = EnsembleJudge(llm_vote=True, encoder=StubEncoder(), llm_judge=CountingVote(),
+                          llm_band=False)  # fmt: skip
+    assert every.band is None and every.identity.settings["llm_band"] is None
+    assert "llm_band" not in EnsembleJudge(encoder=StubEncoder()).identity.settings
+
+
+@pytest.mark.parametrize("band", [[0.5], [0.9, 0.1], [0.1, 1.5], True, ["a", "b"], [False, 1]])
+def test_a_bad_llm_band_is_a_config_error(band: Any) -> None:
+    with pytest.raises(ConfigError, match="llm_band must be two numbers"):
+        EnsembleJudge(llm_vote=True, encoder=StubEncoder(), llm_judge=VoteJudge(), llm_band=band)
+
+
+def test_own_vote_weights_ask_the_llm_about_every_claim_unless_given_a_band(
+    tmp_path: Path,
+) -> None:
+    path = str(write_weights(tmp_path / "w.json", ["llm_vote"], [10.0]))
+    own = EnsembleJudge(weights=path, llm_vote=True, encoder=StubEncoder(), llm_judge=VoteJudge())
+    assert own.band is None and own.fast is None
+    banded = EnsembleJudge(weights=path, llm_vote=True, encoder=StubEncoder(),
+                           llm_judge=VoteJudge(), llm_band=[0.2, 0.8])  # fmt: skip
+    assert banded.band == (0.2, 0.8)
+
+
 # ---- inference -----------------------------------------------------------------------------
 
 
@@ -397,3 +459,6 @@ def test_the_ensemble_with_the_local_vote_carries_its_own_shipped_calibration() 
 
     judge = EnsembleJudge(llm_vote=True, llm_judge=StatedScore())
     assert shipped_calibration(judge.identity) is None
+    every_claim = EnsembleJudge(llm_vote=True, llm_judge=LocalDefaults(), llm_band=False)
+    assert shipped_calibration(every_claim.identity) is None  # measured with the band
+    assert record["judge"]["settings"]["llm_band"] == [0.1, 0.85]

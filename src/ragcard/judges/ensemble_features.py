@@ -27,8 +27,10 @@ against again. The optional ``llm_vote`` is another judge's score (the ``local``
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -95,32 +97,42 @@ class FeatureExtractor:
         self.llm = llm
         self.lexical = LexicalJudge()
 
-    async def extract(self, ctx: JudgeContext) -> list[ClaimFeatures]:
-        """Signals per claim, in order; raises :class:`JudgeError` when the LLM vote fails."""
+    async def extract(
+        self,
+        ctx: JudgeContext,
+        needs_vote: Callable[[list[ClaimFeatures]], list[bool]] | None = None,
+    ) -> list[ClaimFeatures]:
+        """Signals per claim, in order; raises :class:`JudgeError` when the LLM vote fails.
+
+        With an LLM, every claim gets its vote (:data:`LLM_FEATURE`), or, given
+        ``needs_vote`` (the other signals in, a yes/no per claim out), only the claims it
+        picks: the LLM is then asked about those claims alone, in one call."""
         index = _Index(ctx.passages)
         pieces = [clauses(claim) for claim in ctx.claims]
         texts = [*ctx.claims, *(p for claim_pieces in pieces for p in claim_pieces)]
         matches = self.vectors.match(texts, ctx.passages)
         if len(matches.sentences) != len(index.sentences):  # pragma: no cover - same splitter
             raise JudgeError("lexical and embedding sentence splits disagree")
-        votes: list[float | None] = [None] * len(ctx.claims)
-        if self.llm is not None and ctx.claims:
-            verdicts = await self.llm.judge(ctx)
-            if len(verdicts) != len(ctx.claims):
-                raise JudgeError(f"llm vote: {len(verdicts)} verdicts for {len(ctx.claims)}")
-            votes = [v.score for v in verdicts]
         results, row = [], len(ctx.claims)
         for c, claim in enumerate(ctx.claims):
             rows = list(range(row, row + len(pieces[c])))
             row += len(pieces[c])
-            features = self._claim(claim, c, index, matches, votes[c])
+            features = self._claim(claim, c, index, matches)
             features.values.update(_clause_values(pieces[c], rows, index, matches))
             results.append(features)
+        if self.llm is not None and results:
+            wanted = needs_vote(results) if needs_vote else [True] * len(results)
+            chosen = [c for c, yes in enumerate(wanted) if yes]
+            if chosen:
+                asked = tuple(ctx.claims[c] for c in chosen)
+                verdicts = await self.llm.judge(dataclasses.replace(ctx, claims=asked))
+                if len(verdicts) != len(chosen):
+                    raise JudgeError(f"llm vote: {len(verdicts)} verdicts for {len(chosen)}")
+                for c, verdict in zip(chosen, verdicts, strict=True):
+                    results[c].values[LLM_FEATURE] = verdict.score
         return results
 
-    def _claim(
-        self, claim: str, c: int, index: _Index, matches: SentenceMatches, vote: float | None
-    ) -> ClaimFeatures:
+    def _claim(self, claim: str, c: int, index: _Index, matches: SentenceMatches) -> ClaimFeatures:
         lexical = self.lexical._judge_claim(claim, index)
         terms = _content_terms(claim)
         absent_numbers = bool(numbers_in(claim) - index.numbers)
@@ -150,8 +162,6 @@ class FeatureExtractor:
                 len({stem for stem in map(_stem, _NAME.findall(claim)) if stem not in everywhere})
             ),
         }
-        if vote is not None:
-            values[LLM_FEATURE] = vote
         passage_id, span = lexical.passage_id, lexical.span
         if (passage_id is None or span is None) and ranked:
             passage, span = matches.sentences[ranked[0]]
