@@ -88,3 +88,13 @@ def test_builtin_datasets_with_references_and_limit() -> None:
     assert "tuned on the dev part (30 examples" in output
     assert "all datasets pooled  [overall]" in output
     assert "limited to the first 30 examples of each part" in output
+
+
+def test_a_judge_that_scores_nothing_exits_1_saving_nothing(tmp_path: Path) -> None:
+    saved = tmp_path / "calibration.json"
+    result = invoke("--judge", "llm", "--option", "base_url=http://127.0.0.1:9/v1",
+                    "--option", "model=x", "--option", "max_retries=0", "--option", "cache=false",
+                    "--dataset", str(FIXTURE), "--threshold", "judge", "--save", str(saved))
+    assert result.exit_code == 1, result.output  # (port 9 on loopback: refused at once)
+    assert "judge failures: 22" in result.stdout and "× llm judge (127.0.0.1:9" in result.stdout
+    assert "scored no example" in result.stderr and not saved.exists()

@@ -90,6 +90,10 @@ def test_failures_are_counted_never_scored() -> None:
     failing = [*TEST, example(99, 0.9, True, "test", claims=("FAIL claim",))]
     report = evaluate_judge(ScoreJudge(), [dataset(DEV + failing)]).reports[0]
     assert report.failures == 1 and report.n_reported == 5
+    assert report.failure_reasons == (("backend down", 1),)  # shown under the count
+    assert "    1 × backend down" in format_meta_evaluation(
+        evaluate_judge(ScoreJudge(), [dataset(DEV + failing)])
+    )
     miscounted = evaluate_judge(ScoreJudge(miscount=True), [dataset(DEV + TEST)], "judge")
     assert miscounted.reports[0].failures == 11 and miscounted.reports[0].metrics == {}
 

@@ -136,6 +136,13 @@ def evaluate_command(
     loaded = load_datasets(names, data_dir, limit, seed)
     evaluation = evaluate_judge(built, loaded, threshold=mode)
     typer.echo(format_meta_evaluation(evaluation, breakdowns), nl=False)
+    if not any(report.n_reported for report in evaluation.reports):
+        err.print(
+            "[bold red]error:[/] the judge scored no example (its failures are listed above); "
+            "nothing is saved",
+            highlight=False,
+        )
+        raise typer.Exit(1)
     if save is not None:
         record = save_calibration(evaluation, save)
         err.print(

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
@@ -100,6 +101,8 @@ class DatasetReport:
     confusion: dict[str, int]
     breakdowns: tuple[BreakdownRow, ...]
     dataset: Dataset | None = None
+    #: Why the judge failed, most common first (the message, how many examples), at most 3.
+    failure_reasons: tuple[tuple[str, int], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,6 +217,7 @@ def _report(
     dataset: Dataset | None,
 ) -> DatasetReport:
     ok = [s for s in scored if s.score is not None]
+    reasons = Counter(_shorten(s.error or "no score") for s in scored if s.score is None)
     human = np.array([s.example.supported for s in ok], dtype=bool)
     scores = np.array([s.score for s in ok], dtype=float)
     if choice.mode == "judge":
@@ -231,7 +235,13 @@ def _report(
         confusion=confusion(human, predicted),
         breakdowns=tuple(_breakdowns(ok, predicted)),
         dataset=dataset,
+        failure_reasons=tuple(reasons.most_common(3)),
     )
+
+
+def _shorten(message: str, limit: int = 200) -> str:
+    line = " ".join(message.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
 def _split(

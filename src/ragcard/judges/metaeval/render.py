@@ -53,6 +53,7 @@ def format_report(report: DatasetReport, breakdowns: bool = True) -> str:
         f"  split: {report.split_rule}",
         _threshold_line(report),
         f"  n = {report.n_reported} reported   judge failures: {report.failures}",
+        *(f"    {count} × {reason}" for reason, count in report.failure_reasons),
         *(_metric_line(m) for m in report.metrics.values()),
         "  confusion (human rows × judge columns): supported / not supported",
         f"    human supported       {c['tp']:>6} {c['fn']:>6}",
