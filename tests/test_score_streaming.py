@@ -84,6 +84,11 @@ def test_items_without_a_response_come_last_as_not_recorded(
     rows = [json.loads(x) for x in (tmp_path / "out" / "results.jsonl").read_text().splitlines()]
     assert [r["item"] for r in rows] == [json.loads(line)["item"] for line in kept] + ["Q3"]
     assert rows[-1]["error"]["kind"] == "not_recorded"
+    # the scorecard says why, not only how many (on one process and on workers alike)
+    errors = json.loads((tmp_path / "out" / "scorecard.json").read_text())["errors"]
+    message = rows[-1]["error"]["message"]
+    assert errors["by_kind"] == {"not_recorded": 1} and errors["messages"] == [[message, 1]]
+    assert f"- 1 × {message}" in (tmp_path / "out" / "scorecard.md").read_text()
 
 
 def test_every_bad_line_is_reported_and_nothing_is_written(

@@ -149,3 +149,16 @@ def test_a_path_the_system_refuses_exits_2_without_a_traceback(mini: Path, tmp_p
     toml.write_bytes('[project]\nname = "caf\xe9"\n'.encode("latin-1"))
     result = runner.invoke(app, ["run", str(tmp_path)], env={"COLUMNS": "300"})
     assert result.exit_code == 2 and "ragcard.toml:2: not UTF-8 text (byte 0xe9" in result.output
+
+
+def test_the_terminal_scorecard_says_why_attempts_failed(mini: Path, tmp_path: Path) -> None:
+    lines = (mini / "responses.jsonl").read_text().splitlines()
+    responses = tmp_path / "r.jsonl"
+    responses.write_text("\n".join(x for x in lines if json.loads(x)["item"] != "Q3") + "\n")
+    args = [a for a in score_args(mini, tmp_path / "out") if a != "--quiet"]
+    args[args.index(str(mini / "responses.jsonl"))] = str(responses)
+    result = runner.invoke(app, args, env={"COLUMNS": "300"})
+    assert result.exit_code in (0, 1), result.output
+    failed = json.loads((tmp_path / "out" / "results.jsonl").read_text().splitlines()[-1])
+    assert "1 item-attempt(s) failed: {'not_recorded': 1}" in result.output
+    assert f"  1 × {failed['error']['message']}" in result.output

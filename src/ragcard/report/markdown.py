@@ -270,6 +270,8 @@ def render_markdown(card: Scorecard) -> str:
             f"**Agent errors:** {errors['attempts']} of {errors['total_attempts']} "
             f"item-attempts failed ({kinds}); they are excluded from the measures above and "
             "count as failures of their items.",
+            *([""] if errors.get("messages") else []),
+            *(f"- {n} × {_cell(message)}" for message, n in errors.get("messages", [])),
         ]
     if card.flaky:
         out += [

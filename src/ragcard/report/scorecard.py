@@ -48,6 +48,7 @@ class FailureTally:
         self.causes: dict[str, _Cause] = {}
         self.items: dict[str, _ItemFailures] = {}
         self.errors: Counter[str] = Counter()
+        self.messages: Counter[str] = Counter()  # the failed attempts' error messages
         self.abstention_sources: Counter[str] = Counter()
         self.attempts = 0
 
@@ -57,7 +58,9 @@ class FailureTally:
         if source is not None:
             self.abstention_sources[source] += 1
         if score.failed:
-            self.errors[score.evidence.get("error", {}).get("kind", "unknown")] += 1
+            error = score.evidence.get("error", {})
+            self.errors[error.get("kind", "unknown")] += 1
+            self.messages[_one_line(error.get("message") or "no message")] += 1
         if score.passed:
             return
         entry = self.items.setdefault(question.id, _ItemFailures(question.id))
@@ -81,6 +84,7 @@ class FailureTally:
         self.attempts += other.attempts
         self.abstention_sources.update(other.abstention_sources)
         self.errors.update(other.errors)
+        self.messages.update(other.messages)
         for item_id, theirs in other.items.items():
             entry = self.items.setdefault(item_id, _ItemFailures(item_id))
             entry.attempts.update(theirs.attempts)
@@ -94,6 +98,11 @@ class FailureTally:
             cause.symptoms.update(theirs_cause.symptoms)
             cause.items.update(theirs_cause.items)
             cause.attempts += theirs_cause.attempts
+
+
+def _one_line(message: str, limit: int = 200) -> str:
+    line = " ".join(str(message).split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
 @dataclass(frozen=True, slots=True)
@@ -240,6 +249,8 @@ def build_scorecard(
         "attempts": sum(tally.errors.values()),
         "by_kind": dict(tally.errors),
         "total_attempts": tally.attempts,
+        # the commonest messages, so the scorecard says why without opening results.jsonl
+        "messages": [[message, n] for message, n in tally.messages.most_common(3)],
     }
     return Scorecard(
         header=header,

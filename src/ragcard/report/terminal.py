@@ -86,6 +86,8 @@ def print_scorecard(card: Scorecard, console: Console | None = None) -> None:
             f"[yellow]{card.errors['attempts']} item-attempt(s) failed: "
             f"{escape(str(card.errors['by_kind']))}[/]"
         )
+        for message, n in card.errors.get("messages", []):
+            console.print(f"  {n} × {message}", highlight=False, markup=False)
     colour = "green" if card.decision.decision == "ship" else "red"
     console.print(f"[bold {colour}]Decision: {card.decision.decision.upper()}[/]")
     for reason in card.decision.reasons:
