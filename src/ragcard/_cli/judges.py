@@ -136,7 +136,8 @@ def evaluate_command(
     loaded = load_datasets(names, data_dir, limit, seed)
     evaluation = evaluate_judge(built, loaded, threshold=mode)
     typer.echo(format_meta_evaluation(evaluation, breakdowns), nl=False)
-    if not any(report.n_reported for report in evaluation.reports):
+    reports = evaluation.reports
+    if not any(r.n_reported for r in reports) and any(r.failures for r in reports):
         err.print(
             "[bold red]error:[/] the judge scored no example (its failures are listed above); "
             "nothing is saved",
