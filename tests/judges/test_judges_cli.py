@@ -98,3 +98,15 @@ def test_a_judge_that_scores_nothing_exits_1_saving_nothing(tmp_path: Path) -> N
     assert result.exit_code == 1, result.output  # (port 9 on loopback: refused at once)
     assert "judge failures: 22" in result.stdout and "× llm judge (127.0.0.1:9" in result.stdout
     assert "scored no example" in result.stderr and not saved.exists()
+
+
+def test_an_empty_reported_part_is_not_a_judge_failure(tmp_path: Path) -> None:
+    labels = tmp_path / "dev-only.jsonl"
+    lines = [
+        {"claim": "A.", "evidence": "A.", "label": "supported", "split": "dev"},
+        {"claim": "B.", "evidence": "A.", "label": "not_supported", "split": "dev"},
+    ]
+    labels.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    result = invoke("--judge", "lexical", "--dataset", str(labels))
+    assert result.exit_code == 0, result.output
+    assert "n = 0 reported   judge failures: 0" in result.stdout
