@@ -31,7 +31,15 @@ __all__ = [
     "MissingExtraError",
     "Problem",
     "RagcardError",
+    "one_line",
 ]
+
+
+def one_line(message: str, limit: int = 200) -> str:
+    """An error message on one line (whitespace runs collapsed), cut to ``limit`` characters:
+    what a report shows next to a count of the failures that gave it."""
+    line = " ".join(str(message).split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
 @dataclass(frozen=True, slots=True)

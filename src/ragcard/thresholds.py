@@ -183,13 +183,10 @@ def _lookup(
     measure: str,
     metrics: Mapping[str, MetricValue | Unscored],
     breakdowns: Mapping[str, Mapping[str, MetricValue | Unscored]],
-    specs: Mapping[str, MetricSpec],
 ) -> MetricValue | Unscored | None:
+    """A threshold's result (its measure is known: :func:`decide` checked)."""
     _base, _k, label = parse_metric_name(measure)
     name = _measure_name(measure)
-    if name not in specs:
-        valid = ", ".join(sorted(specs))
-        raise ConfigError(f"unknown measure {measure!r} in thresholds; valid measures: {valid}")
     if label is None:
         return metrics.get(name)
     return breakdowns.get(name, {}).get(label)
@@ -217,9 +214,8 @@ def decide(
 ) -> Decision:
     """Check every threshold; ship only when all are met and no ``extra_reasons`` (e.g. an
     input that changed during the run) hold the run."""
-    results = tuple(
-        _judge(t, _lookup(t.measure, metrics, breakdowns, specs)) for t in thresholds.items
-    )
+    check_measures(thresholds, specs)  # (the pipelines check before the run too)
+    results = tuple(_judge(t, _lookup(t.measure, metrics, breakdowns)) for t in thresholds.items)
     reasons = []
     for r in results:
         if r.status == "missed" and isinstance(r.result, MetricValue):

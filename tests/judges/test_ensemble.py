@@ -216,20 +216,23 @@ def test_the_llm_is_asked_only_about_the_claims_picked() -> None:
     assert vote.asked[-1] == ctx.claims  # no picker: every claim
 
 
-def test_llm_band_routes_unsure_claims_to_the_vote_model(monkeypatch: pytest.MonkeyPatch) -> None:
-    vote = CountingVote()
-    judge = EnsembleJudge(llm_vote=True, encoder=StubEncoder(), llm_judge=vote)
-    assert judge.band == (0.10, 0.85) and judge.fast is not None  # the shipped weights' band
-    assert judge.identity.settings["llm_band"] == [0.10, 0.85]
-    assert judge.identity.settings["band_model"]["weights"] == "ensemble.json"
-    monkeypatch.setattr(judge, "_in_band", lambda features: [True, False])
+def test_llm_band_routes_unsure_claims_to_the_vote_model() -> None:
+    shipped = EnsembleJudge(llm_vote=True, encoder=StubEncoder(), llm_judge=VoteJudge())
+    assert shipped.band == (0.10, 0.85) and shipped.fast is not None  # the shipped weights'
+    assert shipped.identity.settings["llm_band"] == [0.10, 0.85]
+    assert shipped.identity.settings["band_model"]["weights"] == "ensemble.json"
     ctx = JudgeContext(("Parking is free.", "Pay at the desk."), PASSAGES)
+    fast = asyncio.run(EnsembleJudge(encoder=StubEncoder()).judge(ctx))  # vote-free scores
+    unsure, sure = fast[0].score, fast[1].score
+    assert abs(unsure - sure) > 0.02
+    band = [max(0.0, unsure - 0.01), min(1.0, unsure + 0.01)]  # holds the first claim only
+    vote = CountingVote()
+    judge = EnsembleJudge(llm_vote=True, encoder=StubEncoder(), llm_judge=vote, llm_band=band)
     asked, outside = asyncio.run(judge.judge(ctx))
     assert vote.asked == [("Parking is free.",)]
     assert "LLM vote 1.00" in (asked.reason or "")
-    assert "LLM not asked (outside [0.1, 0.85])" in (outside.reason or "")
-    fast = EnsembleJudge(encoder=StubEncoder())  # the vote-free judge scores it the same way
-    assert outside.score == asyncio.run(fast.judge(ctx))[1].score
+    assert f"LLM not asked (outside [{band[0]:g}, {band[1]:g}])" in (outside.reason or "")
+    assert outside.score == sure and outside.label == fast[1].label  # as the vote-free judge
     every = EnsembleJudge(llm_vote=True, encoder=StubEncoder(), llm_judge=CountingVote(),
                           llm_band=False)  # fmt: skip
     assert every.band is None and every.identity.settings["llm_band"] is None

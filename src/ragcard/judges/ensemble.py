@@ -177,16 +177,23 @@ class EnsembleJudge:
         abstention) are answered by the lexical judge."""
         if getattr(ctx, "task", "support") != "support":
             return await self.extractor.lexical.judge(ctx)
-        extracted = await self.extractor.extract(ctx, self._in_band if self.band else None)
+        vote_free: list[float] = []  # with a band: the vote-free P(supported), read once
+
+        def unsure(extracted: list[ClaimFeatures]) -> list[bool]:
+            assert self.fast is not None and self.band is not None
+            rows = np.vstack([f.vector(self.fast.features) for f in extracted])
+            vote_free.extend(float(p) for p in self.fast.probability(rows))
+            return [self.band[0] <= p <= self.band[1] for p in vote_free]
+
+        extracted = await self.extractor.extract(ctx, unsure if self.band else None)
         if not extracted:
             return []
-        voted = [self.fast is None or LLM_FEATURE in f.values for f in extracted]
-        probabilities = np.empty(len(extracted), dtype=np.float64)
-        for with_vote, model in ((True, self.model), (False, self.fast)):
-            chosen = [i for i, v in enumerate(voted) if v == with_vote]
-            if chosen and model is not None:
-                rows = np.vstack([extracted[i].vector(model.features) for i in chosen])
-                probabilities[chosen] = model.probability(rows)
+        voted = [not vote_free or LLM_FEATURE in f.values for f in extracted]
+        probabilities = np.array(vote_free or [0.0] * len(extracted), dtype=np.float64)
+        chosen = [i for i, with_vote in enumerate(voted) if with_vote]
+        if chosen:
+            rows = np.vstack([extracted[i].vector(self.model.features) for i in chosen])
+            probabilities[chosen] = self.model.probability(rows)
         verdicts = []
         for features, p, with_vote in zip(extracted, probabilities, voted, strict=True):
             values = features.values
@@ -208,13 +215,6 @@ class EnsembleJudge:
                 reason += f", LLM not asked (outside [{self.band[0]:g}, {self.band[1]:g}])"
             verdicts.append(Verdict(label, score, features.passage_id, features.span, reason))
         return verdicts
-
-    def _in_band(self, extracted: list[ClaimFeatures]) -> list[bool]:
-        """Which claims the vote-free model is unsure of (its P(supported) in the band)."""
-        assert self.fast is not None and self.band is not None
-        rows = np.vstack([f.vector(self.fast.features) for f in extracted])
-        low, high = self.band
-        return [bool(low <= p <= high) for p in self.fast.probability(rows)]
 
     def close(self) -> None:
         """Free the LLM judge's model, if any."""

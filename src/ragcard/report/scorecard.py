@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ragcard.errors import one_line
 from ragcard.metrics.base import MetricSpec, MetricValue, Unscored
 from ragcard.questions import Question
 from ragcard.scoring import AttemptScore, ScoreAccumulator
@@ -60,7 +61,7 @@ class FailureTally:
         if score.failed:
             error = score.evidence.get("error", {})
             self.errors[error.get("kind", "unknown")] += 1
-            self.messages[_one_line(error.get("message") or "no message")] += 1
+            self.messages[one_line(error.get("message") or "no message")] += 1
         if score.passed:
             return
         entry = self.items.setdefault(question.id, _ItemFailures(question.id))
@@ -98,11 +99,6 @@ class FailureTally:
             cause.symptoms.update(theirs_cause.symptoms)
             cause.items.update(theirs_cause.items)
             cause.attempts += theirs_cause.attempts
-
-
-def _one_line(message: str, limit: int = 200) -> str:
-    line = " ".join(str(message).split())
-    return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
 @dataclass(frozen=True, slots=True)

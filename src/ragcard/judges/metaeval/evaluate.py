@@ -25,7 +25,7 @@ from typing import Literal
 
 import numpy as np
 
-from ragcard.errors import ConfigError
+from ragcard.errors import ConfigError, one_line
 from ragcard.judges.base import Judge, JudgeContext, JudgeError, JudgeIdentity
 from ragcard.judges.metaeval.examples import Dataset, LabelledExample, length_bucket
 from ragcard.judges.metaeval.metrics import (
@@ -217,7 +217,7 @@ def _report(
     dataset: Dataset | None,
 ) -> DatasetReport:
     ok = [s for s in scored if s.score is not None]
-    reasons = Counter(_shorten(s.error or "no score") for s in scored if s.score is None)
+    reasons = Counter(one_line(s.error or "no score") for s in scored if s.score is None)
     human = np.array([s.example.supported for s in ok], dtype=bool)
     scores = np.array([s.score for s in ok], dtype=float)
     if choice.mode == "judge":
@@ -237,11 +237,6 @@ def _report(
         dataset=dataset,
         failure_reasons=tuple(reasons.most_common(3)),
     )
-
-
-def _shorten(message: str, limit: int = 200) -> str:
-    line = " ".join(message.split())
-    return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
 def _split(
