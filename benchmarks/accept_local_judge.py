@@ -32,13 +32,6 @@ FIXTURE = ROOT / "tests" / "judges" / "fixtures" / "judge_acceptance.jsonl"
 PASS_RATE = 0.90
 
 
-def _value(raw: str) -> Any:
-    try:
-        return json.loads(raw)
-    except json.JSONDecodeError:
-        return raw
-
-
 async def run(judge: Any, lines: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     from ragcard.judges.base import Evidence, JudgeContext, JudgeError
 
@@ -101,18 +94,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--option",
         action="append",
         default=[],
-        help="key=value for the judge's [judge] table, e.g. n_threads=2",
+        help="key=value for the judge's [judge] table (value read as TOML), e.g. n_threads=2",
     )
     parser.add_argument("--fixture", type=Path, default=FIXTURE)
     parser.add_argument("--json", type=Path, help="also write the rows and summary here")
     args = parser.parse_args(argv)
 
+    from ragcard._cli.judges import parse_options
     from ragcard.judges.registry import build_judge
 
     options: dict[str, Any] = {"cache": False} if args.judge in ("local", "llm") else {}
-    for pair in args.option:
-        key, _, raw = pair.partition("=")
-        options[key] = _value(raw)
+    options.update(parse_options(args.option))  # values read as TOML, as `judges evaluate` does
     lines = [json.loads(x) for x in args.fixture.read_text(encoding="utf-8").splitlines()]
     judge = build_judge({"backend": args.judge, **options})
     started, cpu = time.monotonic(), time.process_time()
