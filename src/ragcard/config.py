@@ -131,8 +131,14 @@ class Config:
 
     def agent_spec(self) -> dict[str, Any]:
         """The ``[agent]`` table with option values that name existing files made absolute,
-        so the agent finds them whatever the working directory."""
+        so the agent finds them whatever the working directory; a callable agent's module is
+        looked for in its ``path`` folders (relative to this file) and then in this file's
+        folder."""
         spec = dict(self.agent)
+        if spec.get("type") == "callable":
+            path = spec.get("path", [])
+            if isinstance(path, list) and all(isinstance(p, str) for p in path):
+                spec["path"] = [str(self.resolve(p)) for p in path] + [str(self.base_dir)]
         options = dict(spec.get("options", {}))
         for key, value in options.items():
             if isinstance(value, str) and value and (self.base_dir / value).is_file():

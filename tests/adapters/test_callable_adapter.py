@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import sys
 import threading
 import uuid
 from pathlib import Path
@@ -10,8 +11,9 @@ from typing import Any
 
 import pytest
 
-from ragcard.adapters import AgentCall, CallableAdapter
+from ragcard.adapters import AgentCall, CallableAdapter, build_adapter
 from ragcard.adapters._common import make_reply, parse_response
+from ragcard.config import load_config
 from ragcard.errors import AgentOutputError, AgentTimeout, AgentTransportError, ConfigError
 from ragcard.responses import AgentResponse
 
@@ -242,3 +244,44 @@ def test_a_factory_that_fails_or_returns_no_callable(
         CallableAdapter.from_factory(f"{module}:number")
     with pytest.raises(ConfigError, match="must return the agent callable"):
         CallableAdapter.from_factory(f"{module}:coroutine")
+
+
+def test_a_project_finds_the_agent_module_beside_its_config_and_in_its_path_folders(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``ragcard init`` writes ``function = "my_agent:answer"``: my_agent.py beside
+    ragcard.toml is found from any working directory; ``path`` folders are searched first."""
+    monkeypatch.setattr(sys, "path", list(sys.path))  # restored after the test
+    project, elsewhere = tmp_path / "project", tmp_path / "elsewhere"
+    (project / "src").mkdir(parents=True)
+    elsewhere.mkdir()
+    beside, nested = f"agent_{uuid.uuid4().hex[:10]}", f"agent_{uuid.uuid4().hex[:10]}"
+    (project / f"{beside}.py").write_text("def answer(r):\n    return {'answer': 'beside'}\n")
+    (project / "src" / f"{nested}.py").write_text("def answer(r):\n    return {'answer': 'src'}\n")
+    for name in (beside, nested):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    monkeypatch.chdir(elsewhere)
+    toml = '[agent]\ntype = "callable"\nfunction = "{m}:answer"\n{extra}'
+    (project / "ragcard.toml").write_text(toml.format(m=beside, extra=""))
+    spec = load_config(project).agent_spec()
+    assert spec["path"] == [str(project.resolve())]
+    described = build_adapter(spec).describe()
+    assert described["function"] == f"{beside}:answer"
+    assert "path" not in described  # where the project lies is not part of the frozen run
+    (project / "ragcard.toml").write_text(toml.format(m=nested, extra='path = ["src"]\n'))
+    spec = load_config(project).agent_spec()
+    assert spec["path"] == [str(project.resolve() / "src"), str(project.resolve())]
+    assert build_adapter(spec).describe()["function"] == f"{nested}:answer"
+
+
+def test_a_module_in_no_searched_folder_names_the_folders_and_the_fix(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sys, "path", list(sys.path))  # restored after the test
+    with pytest.raises(ConfigError) as caught:
+        CallableAdapter.from_config(
+            {"function": "surely_not_here_xyz:answer", "path": [str(tmp_path)]}
+        )
+    message = str(caught.value)
+    assert f"looked first in {tmp_path}" in message
+    assert "beside ragcard.toml" in message and 'path = ["src"]' in message

@@ -19,7 +19,9 @@ corpus = "corpus.jsonl"
 thresholds = "thresholds.toml"
 
 [agent]
-# callable: a Python function taking the request dict and returning the response dict
+# callable: a Python function taking the request dict and returning the response dict;
+# "my_agent:answer" is answer() in my_agent.py beside this file (path = ["src"] searches
+# other folders first)
 type = "callable"
 function = "my_agent:answer"
 

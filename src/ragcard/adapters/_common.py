@@ -8,7 +8,8 @@ import importlib
 import json
 import os
 import re
-from collections.abc import AsyncIterator, Mapping
+import sys
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from typing import Any, TypeVar
 
@@ -39,18 +40,29 @@ RAW_LIMIT = 4096
 M = TypeVar("M", bound=BaseModel)
 
 
-def import_target(target: str, what: str) -> tuple[Any, Any]:
-    """Import ``"package.module:attribute"``; return ``(object, module)`` or raise ConfigError."""
+def import_target(target: str, what: str, search: Sequence[str] = ()) -> tuple[Any, Any]:
+    """Import ``"package.module:attribute"``; return ``(object, module)`` or raise ConfigError.
+
+    ``search``: folders put first on the import path before importing (in this order), and kept
+    there, so that what the module imports later, at call time, is found too.
+    """
     module_name, sep, attribute = target.partition(":")
     if not sep or not module_name or not attribute:
         raise ConfigError(f"{what} {target!r} must look like 'package.module:function'")
+    for folder in reversed(search):
+        if folder not in sys.path:
+            sys.path.insert(0, folder)
+    if search:
+        importlib.invalidate_caches()
     try:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as error:
         missing = error.name or module_name
         if module_name == missing or module_name.startswith(missing + "."):
-            fix = "not installed or not on the Python path. Fix: install it, or add its folder "
-            fix += "to PYTHONPATH (or run ragcard from the folder that holds it)"
+            looked = f" (looked first in {', '.join(search)})" if search else ""
+            fix = f"not installed or not on the Python path{looked}. Fix: install it, put it "
+            fix += "in the project folder (beside ragcard.toml), or name its folder in [agent] "
+            fix += 'path (e.g. path = ["src"])'
         else:
             fix = f"it needs {missing!r}, which is not installed. Fix: install it"
         raise ConfigError(f"{what} {target!r}: cannot import {module_name!r}: {fix}") from error

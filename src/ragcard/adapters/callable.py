@@ -8,8 +8,12 @@ TOML (``[agent]`` table)::
     # or: factory = "my_agent.main:build", called once with [agent.options], returns it
     threads = 64                         # worker threads for a sync callable
     send_attempt = false                 # add "attempt": n to the request
+    path = ["src"]                       # folders searched first for the module
 
-Options are passed as given (relative paths are not resolved here). Sync callables run in
+In a project (``ragcard run``), the folder of ``ragcard.toml`` is searched for the module after
+``path``'s folders and before the installed packages, and ``path`` is relative to it; so
+``function = "my_agent:answer"`` finds ``my_agent.py`` beside ``ragcard.toml`` from any working
+directory. Options are passed as given (relative paths are not resolved here). Sync callables run in
 worker threads so a slow agent does not block the event loop (a timed-out sync call cannot be
 interrupted; its thread finishes in the background). If the callable object — or, for a plain
 function, its module — has ``retrieve(request) -> list``, retrieval-only runs work.
@@ -24,7 +28,7 @@ import asyncio
 import contextvars
 import inspect
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from typing import Any
@@ -57,6 +61,7 @@ class CallableConfig(BaseModel):
     options: dict[str, Any] = Field(default_factory=dict)
     threads: int = Field(default=64, ge=1)
     send_attempt: bool = False
+    path: list[str] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _one_target(self) -> CallableConfig:
@@ -96,9 +101,12 @@ class CallableAdapter:
         )
 
     @classmethod
-    def from_target(cls, target: str, **settings: Any) -> CallableAdapter:
-        """Import ``"module:function"``; a module-level ``retrieve`` enables retrieval."""
-        function, module = import_target(target, "agent function")
+    def from_target(
+        cls, target: str, *, path: Sequence[str] = (), **settings: Any
+    ) -> CallableAdapter:
+        """Import ``"module:function"`` (searching ``path``'s folders first); a module-level
+        ``retrieve`` enables retrieval."""
+        function, module = import_target(target, "agent function", path)
         retriever = getattr(function, "retrieve", None)
         if retriever is None and inspect.isfunction(function):
             retriever = getattr(module, "retrieve", None)
@@ -107,10 +115,16 @@ class CallableAdapter:
 
     @classmethod
     def from_factory(
-        cls, target: str, options: Mapping[str, Any] | None = None, **settings: Any
+        cls,
+        target: str,
+        options: Mapping[str, Any] | None = None,
+        *,
+        path: Sequence[str] = (),
+        **settings: Any,
     ) -> CallableAdapter:
-        """Import ``"module:factory"`` and call it once with ``options`` to get the agent."""
-        factory, _ = import_target(target, "agent factory")
+        """Import ``"module:factory"`` (searching ``path``'s folders first) and call it once with
+        ``options`` to get the agent."""
+        factory, _ = import_target(target, "agent factory", path)
         options = dict(options or {})
         try:
             function = factory(options)
@@ -135,7 +149,11 @@ class CallableAdapter:
     def from_config(cls, config: Mapping[str, Any]) -> CallableAdapter:
         """Build from the ``[agent]`` table (without ``type``)."""
         checked = load_config(CallableConfig, config, "callable")
-        settings = {"threads": checked.threads, "send_attempt": checked.send_attempt}
+        settings: dict[str, Any] = {
+            "threads": checked.threads,
+            "send_attempt": checked.send_attempt,
+            "path": checked.path,
+        }
         if checked.function is not None:
             return cls.from_target(checked.function, **settings)
         # CallableConfig guarantees a factory when there is no function
