@@ -133,8 +133,11 @@ class Config:
         """The ``[agent]`` table with option values that name existing files made absolute,
         so the agent finds them whatever the working directory; a callable agent's module is
         looked for in its ``path`` folders (relative to this file) and then in this file's
-        folder."""
+        folder; a command agent runs in its ``cwd`` (relative to this file), by default this
+        file's folder."""
         spec = dict(self.agent)
+        if spec.get("type") == "command":
+            spec.setdefault("cwd", ".")
         if spec.get("type") == "callable":
             path = spec.get("path", [])
             if isinstance(path, list) and all(isinstance(p, str) for p in path):

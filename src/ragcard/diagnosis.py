@@ -279,7 +279,8 @@ def diagnose(
 
 _AGENT_CAUSES = {
     "timeout": "the agent did not answer within the timeout",
-    "transport": "the agent's endpoint failed (connection error or HTTP error)",
+    "transport": "the agent could not be reached or failed (connection or HTTP error, or its "
+    "command exited with an error)",
     "malformed_output": "the agent's output is not a valid response",
     "agent_exception": "the agent's code raised an exception",
     "not_recorded": "no recorded response for this attempt",

@@ -111,3 +111,24 @@ async def test_cancelling_the_call_kills_the_process_too(tmp_path: Path) -> None
             await agent("sleep", str(pid_file)).respond(call(timeout_s=30))
     with pytest.raises(ProcessLookupError):
         os.kill(int(pid_file.read_text()), 0)
+
+
+async def test_in_a_project_the_command_runs_beside_ragcard_toml_by_default(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ragcard.adapters import build_adapter
+    from ragcard.config import load_config
+
+    project, elsewhere = tmp_path / "project", tmp_path / "elsewhere"
+    (project / "agents").mkdir(parents=True)
+    elsewhere.mkdir()
+    script = "import json, os\nprint(json.dumps({'answer': os.getcwd()}))\n"
+    (project / "agent.py").write_text(script)
+    (project / "agents" / "agent.py").write_text(script)
+    monkeypatch.chdir(elsewhere)
+    toml = '[agent]\ntype = "command"\ncommand = [{python}, "agent.py"]\n{extra}'
+    python = json.dumps(sys.executable)
+    for extra, folder in (("", project), ('cwd = "agents"\n', project / "agents")):
+        (project / "ragcard.toml").write_text(toml.format(python=python, extra=extra))
+        adapter = build_adapter(load_config(project).agent_spec())
+        assert (await adapter.respond(call())).response.answer == str(folder.resolve())

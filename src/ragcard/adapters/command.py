@@ -8,8 +8,12 @@ TOML (``[agent]`` table)::
     timeout = 30                                    # seconds; default: the run's timeout
     retry_on_exit = false                           # retry non-zero exits (flaky wrappers)
     env = { OPENAI_API_KEY = "${OPENAI_API_KEY}" }  # extra variables; ${VAR} read at call time
-    cwd = "agents/"                                 # working directory, as given
+    cwd = "agents/"                                 # working directory (see below)
     send_attempt = false                            # add "attempt": n to the request
+
+``cwd`` is used as given here; in a project (``ragcard run``) it is relative to the folder of
+``ragcard.toml``, which is also the default, so ``command = ["python", "agent.py"]`` finds
+``agent.py`` beside ``ragcard.toml`` from any working directory.
 
 Stdout must hold one JSON response; if the whole of it is not JSON, its last non-empty line
 is tried (agents that log to stdout). A non-zero exit raises

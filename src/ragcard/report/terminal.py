@@ -62,10 +62,11 @@ def print_scorecard(card: Scorecard, console: Console | None = None) -> None:
     header = card.header
     config = card.config
     console.rule(escape(f"ragcard · {header.get('project', '')}"))
+    agent = config["agent"]
+    model = f" ({agent['model']})" if agent.get("model") else ""  # an agent may report none
     console.print(
         f"corpus {config['corpus'].get('version')} · questions n={config['questions'].get('n')} "
-        f"· agent {config['agent'].get('name')} ({config['agent'].get('model')}) · attempts "
-        f"{config['run'].get('attempts')}",
+        f"· agent {agent.get('name')}{model} · attempts {config['run'].get('attempts')}",
         markup=False,
     )
     console.print(f"judge: {judge_summary(config['judge'])}", highlight=False, markup=False)
