@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -163,3 +164,27 @@ def test_the_terminal_scorecard_says_why_attempts_failed(mini: Path, tmp_path: P
     assert "1 item-attempt(s) failed: {'not_recorded': 1}" in result.output
     assert "· agent recorded responses · attempts" in result.output  # no "(None)" model
     assert f"  1 × {failed['error']['message']}" in result.output
+
+
+def test_help_texts_keep_their_brackets() -> None:
+    """Typer renders help as rich markup, where "[history]" is a style tag that vanishes: every
+    bracket meant literally must be written "\\[" (checked on every command and option)."""
+    import click
+    from rich.markup import render
+    from typer.main import get_command
+
+    def walk(command: click.Command, path: str) -> Iterator[tuple[str, str]]:
+        yield path, command.help or ""
+        for param in command.params:
+            yield f"{path} {param.name}", getattr(param, "help", None) or ""
+        for name, sub in getattr(command, "commands", {}).items():
+            yield from walk(sub, f"{path} {name}")
+
+    lost = {
+        where: text
+        for where, text in walk(get_command(app), "ragcard")
+        if render(text).plain != text.replace("\\[", "[")
+    }
+    assert not lost, f"help text that rich would cut: {lost}"
+    result = runner.invoke(app, ["questions", "check", "--help"], env={"COLUMNS": "300"})
+    assert "[shares] typical" in result.output

@@ -12,7 +12,7 @@ from ragcard._cli._common import err, user_errors
 from ragcard.project import lock_project_thresholds, stale_inputs
 
 _PROJECT = typer.Argument(help="project folder holding ragcard.toml, or the file")
-_DB = typer.Option("--db", help="run history URL (default: $RAGCARD_HISTORY_URL, [history] "
+_DB = typer.Option("--db", help="run history URL (default: $RAGCARD_HISTORY_URL, \\[history] "
                    "url, or ragcard-history.sqlite beside ragcard.toml)")
 
 thresholds_app = typer.Typer(help="Thresholds fixed before the run.", no_args_is_help=True)

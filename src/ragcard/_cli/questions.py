@@ -48,7 +48,7 @@ TargetsOption = Annotated[
     Path | None,
     typer.Option(
         "--targets",
-        help="TOML file: [shares] typical = 0.4 …; [heldout] share, [heldout.shares]",
+        help="TOML file: \\[shares] typical = 0.4 …; \\[heldout] share, \\[heldout.shares]",
     ),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="print the report as JSON")]
@@ -99,7 +99,7 @@ def split_command(
     in_place: Annotated[bool, typer.Option("--in-place", help="rewrite QUESTIONS")] = False,
     share: Annotated[
         float | None,
-        typer.Option(help="held-out share of every category not set in --targets [default 0.25]"),
+        typer.Option(help="held-out share of every category not set in --targets \\[default 0.25]"),
     ] = None,
     targets: TargetsOption = None,
     salt: Annotated[str, typer.Option(help="salt of the hash draw (change it to redraw)")] = "",

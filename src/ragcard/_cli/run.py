@@ -68,14 +68,14 @@ def run_command(
         Path | None,
         typer.Option(
             help="where the run is saved as <date>-<corpus_version>-<model>.jsonl "
-            "(default: [run] eval_dir)"
+            "(default: \\[run] eval_dir)"
         ),
     ] = None,
     db: Annotated[
         str | None,
         typer.Option(
             "--db",
-            help="run history URL (default: $RAGCARD_HISTORY_URL, [history] url, or "
+            help="run history URL (default: $RAGCARD_HISTORY_URL, \\[history] url, or "
             "ragcard-history.sqlite beside ragcard.toml)",
         ),
     ] = None,
