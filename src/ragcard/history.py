@@ -223,8 +223,10 @@ class HistoryStore:
             return entry
         if entry.decision != "ship" and not self.overrides(entry.id):
             raise ConfigError(
-                f"run {entry.id} decided '{entry.decision}'; record an override (who, why, which "
-                "thresholds were loosened) before shipping it"
+                f"run {entry.id} decided '{entry.decision}' and carries no override: fix what "
+                "failed and run again, or loosen the thresholds and run again with `ragcard run "
+                '--override-thresholds --reason "why"` (who, why and what was loosened are '
+                "recorded), then ship that run"
             )
         with self._begin() as conn:
             shipped = _runs.update().values(shipped_by=by, shipped_at=_utc(when or _now()))

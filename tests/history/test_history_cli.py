@@ -53,6 +53,7 @@ def test_ship_refuses_a_hold_and_an_unknown_run_with_exit_2(
     held = write_run("held", decision="hold")
     refused = runner.invoke(app, ["ship", str(held), "--by", "ada", "--project", str(tmp_path)])
     assert refused.exit_code == 2 and "override" in refused.output
+    assert "--override-thresholds" in " ".join(refused.output.split())  # how to record one
     assert "Traceback" not in refused.output
     unknown = runner.invoke(app, ["ship", "2099", "--by", "ada", "--project", str(tmp_path)])
     assert unknown.exit_code == 2 and "no run '2099'" in unknown.output
