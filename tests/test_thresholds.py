@@ -77,6 +77,29 @@ def test_check_measures_names_the_file_and_every_unknown_threshold(tmp_path: Pat
     check_measures(load_thresholds(path), specs)  # a breakdown of a known measure is fine
 
 
+def test_check_measures_with_the_question_sets_labels_refuses_a_label_no_item_has(
+    tmp_path: Path,
+) -> None:
+    from ragcard.thresholds import check_measures
+
+    path = tmp_path / "t.toml"
+    line = '[[threshold]]\nmeasure="{}"\ncomparison=">="\nvalue=1\ntype="graded"\nreason="r"\n'
+    names = ["flag_accuracy[not_in_record]", "flag_accuracy[not_in_recrod]", "recall@5[typical]"]
+    path.write_text("".join(line.format(name) for name in names))
+    specs = {n: MetricSpec(n, "l", "rate", True, "", "") for n in ("recall@5", "flag_accuracy")}
+    labels = {"flag_accuracy": {"not_in_record", "none"}}
+    with pytest.raises(ConfigError) as caught:
+        check_measures(load_thresholds(path), specs, labels)
+    message = str(caught.value)
+    assert message.startswith(f"{path}: threshold 2 ('flag_accuracy[not_in_recrod]'): no item")
+    assert "(labels of flag_accuracy: none, not_in_record)" in message
+    assert "threshold 3 ('recall@5[typical]'): recall@5 has no breakdown" in message
+    assert "threshold 1 " not in message
+    check_measures(load_thresholds(path), specs)  # without labels (decide): not checked
+    path.write_text(line.format(names[0]))
+    check_measures(load_thresholds(path), specs, labels)
+
+
 def test_a_thresholds_file_that_is_not_utf8_or_is_a_folder(tmp_path: Path) -> None:
     path = tmp_path / "t.toml"
     body = '[[threshold]]\nmeasure="recall@5"\ncomparison=">="\nvalue=1\ntype="graded"\n'

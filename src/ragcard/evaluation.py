@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import shutil
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -25,8 +25,9 @@ from ragcard.corpus import Corpus, load_corpus
 from ragcard.errors import InputError, Problem
 from ragcard.judges.base import Judge
 from ragcard.judges.metaeval.calibration import calibration_line
+from ragcard.metrics.abstention import flag_label
 from ragcard.metrics.base import AttemptFailure, Layer, ScoringSettings
-from ragcard.questions import QuestionSet, load_questions
+from ragcard.questions import Question, QuestionSet, load_questions
 from ragcard.report.markdown import render_markdown
 from ragcard.report.scorecard import Scorecard, build_scorecard
 from ragcard.responses import RecordedResponse, RecordedResponses
@@ -40,6 +41,7 @@ if TYPE_CHECKING:
 __all__ = [
     "EvaluationResult",
     "Inputs",
+    "breakdown_labels",
     "check_references",
     "judge_block",
     "load_inputs",
@@ -48,8 +50,19 @@ __all__ = [
     "write_outputs",
 ]
 
-#: Metrics reported per label (when the run's layers compute them).
-BREAKDOWN_METRICS = ("flag_accuracy",)
+#: Metrics reported per label (when the run's layers compute them), and each item's label.
+BREAKDOWN_LABELS: dict[str, Callable[[Question], str | None]] = {"flag_accuracy": flag_label}
+BREAKDOWN_METRICS = tuple(BREAKDOWN_LABELS)
+
+
+def breakdown_labels(questions: QuestionSet) -> dict[str, set[str]]:
+    """Each broken-down metric → the labels the question set's items have (known before the
+    run: a threshold on any other label is a typo)."""
+    items = questions.by_id().values()
+    return {
+        name: {found for q in items if (found := label(q)) is not None}
+        for name, label in BREAKDOWN_LABELS.items()
+    }
 
 NO_JUDGE = {
     "name": "none",
@@ -278,7 +291,7 @@ def score_responses(
     by_id = inputs.questions.by_id()
     settings = scoring_settings(run_date, k, non_abstaining_flags, False, judge)
     scorer = AttemptScorer(by_id, inputs.corpus, settings, layers or default_layers(), judge)
-    check_measures(inputs.thresholds, scorer.acc.specs)
+    check_measures(inputs.thresholds, scorer.acc.specs, breakdown_labels(inputs.questions))
     stream: RecordedResponses | None = None
     if isinstance(responses, str | Path):
         stream = RecordedResponses(Path(responses), by_id)

@@ -27,6 +27,7 @@ from ragcard.errors import ConfigError, InputError, Problem
 from ragcard.evaluation import (
     EvaluationResult,
     Inputs,
+    breakdown_labels,
     config_block,
     judge_block,
     scoring_settings,
@@ -115,7 +116,7 @@ def run_evaluation(
     scorer = AttemptScorer(
         inputs.questions.by_id(), inputs.corpus, settings, default_layers(), judge
     )
-    check_measures(inputs.thresholds, scorer.acc.specs)
+    check_measures(inputs.thresholds, scorer.acc.specs, breakdown_labels(inputs.questions))
     previous = _prepare_out(out, results_path, frozen, resume, fresh, scorer)
     run_settings = RunSettings(
         attempts=run.attempts,

@@ -20,7 +20,7 @@ from __future__ import annotations
 import hashlib
 import operator
 import tomllib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -157,20 +157,50 @@ def template_text(kit: str) -> str:
     return resources.files("ragcard").joinpath("templates", TEMPLATES[kit]).read_text("utf-8")
 
 
-def check_measures(thresholds: Thresholds, specs: Mapping[str, MetricSpec]) -> None:
+def check_measures(
+    thresholds: Thresholds,
+    specs: Mapping[str, MetricSpec],
+    labels: Mapping[str, Collection[str]] | None = None,
+) -> None:
     """Raise ConfigError naming the file and every threshold whose measure this run does not
-    compute — before the run, so that a typo costs no agent call."""
+    compute — before the run, so that a typo costs no agent call. With ``labels`` (each
+    broken-down measure → the labels its items have, known from the question set), a
+    breakdown threshold must also name a broken-down measure and a label some item has."""
+    where = f"{thresholds.path}: " if thresholds.path else ""
     unknown = [
         f"threshold {number} ({t.measure!r})"
         for number, t in enumerate(thresholds.items, 1)
         if _measure_name(t.measure) not in specs
     ]
     if unknown:
-        where = f"{thresholds.path}: " if thresholds.path else ""
         raise ConfigError(
             f"{where}unknown measure in {', '.join(unknown)}; fix the name (a breakdown is "
             f"written measure[label]) or remove the threshold. Measures of this run: "
             f"{', '.join(sorted(specs))}"
+        )
+    if labels is None:
+        return
+    problems = []
+    for number, threshold in enumerate(thresholds.items, 1):
+        _base, _k, label = parse_metric_name(threshold.measure)
+        name = _measure_name(threshold.measure)
+        if label is None:
+            continue
+        if name not in labels:
+            broken = ", ".join(sorted(labels)) or "none"
+            problems.append(
+                f"threshold {number} ({threshold.measure!r}): {name} has no breakdown "
+                f"(measures broken down by label: {broken})"
+            )
+        elif label not in labels[name]:
+            known = ", ".join(sorted(labels[name])) or "none: no item is labelled"
+            problems.append(
+                f"threshold {number} ({threshold.measure!r}): no item of the question set "
+                f"has the label {label!r} (labels of {name}: {known})"
+            )
+    if problems:
+        raise ConfigError(
+            f"{where}{'; '.join(problems)}; fix the label or remove the threshold"
         )
 
 

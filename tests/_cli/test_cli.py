@@ -130,13 +130,22 @@ def test_run_refuses_an_unknown_measure_before_calling_the_agent(tmp_path: Path)
     shutil.copytree(Path(__file__).resolve().parents[2] / "examples" / "handbook", project,
                     ignore=shutil.ignore_patterns("eval", "out"))  # fmt: skip
     thresholds = project / "thresholds.toml"
-    thresholds.write_text(thresholds.read_text().replace('"recall@5"', '"recal@5"', 1))
+    good = thresholds.read_text()
+    thresholds.write_text(good.replace('"recall@5"', '"recal@5"', 1))
     out = tmp_path / "out"
     args = ["run", str(project), "--out", str(out), "--no-progress"]
     result = runner.invoke(app, args, env={"COLUMNS": "400"})
     assert result.exit_code == 2, result.output
     expected = r"thresholds.toml: unknown measure in threshold \d+ \('recal@5'\)"
     assert re.search(expected, result.output)
+    assert not (out / "results.jsonl").exists()
+    # a label no item of the question set has (its items expect not_in_record)
+    typo = '\n[[threshold]]\nmeasure = "flag_accuracy[not_in_recrod]"\ncomparison = ">="\n'
+    thresholds.write_text(good + typo + 'value = 1.0\ntype = "must-pass"\nreason = "typo"\n')
+    result = runner.invoke(app, args, env={"COLUMNS": "400"})
+    assert result.exit_code == 2, result.output
+    assert "no item of the question set has the label 'not_in_recrod'" in result.output
+    assert "(labels of flag_accuracy: not_in_record)" in result.output
     assert not (out / "results.jsonl").exists()
 
 

@@ -17,12 +17,14 @@ from typing import Any
 from ragcard.judges.refusals import detect_abstention_phrase
 from ragcard.metrics.base import AttemptContext, LayerScore, MetricSpec, ScoringSettings
 from ragcard.metrics.judged import JudgedAnswer
+from ragcard.questions import Question
 from ragcard.responses import AgentResponse
 
 __all__ = [
     "AbstentionLayer",
     "abstention_evidence",
     "abstention_of",
+    "flag_label",
     "detect_abstention_phrase",
     "judged_of",
 ]
@@ -40,6 +42,13 @@ def abstention_of(
     if judged is not None and judged.abstention is not None:
         return judged.abstention.supported, "judge"
     return detect_abstention_phrase(response.answer), "phrases"
+
+
+def flag_label(question: Question) -> str | None:
+    """The item's label in the ``flag_accuracy`` breakdown: the flag it expects, ``"none"``
+    when it expects none; None when its flag is not checked. Known before the run, so a
+    threshold on a label no item has is refused before any agent call."""
+    return (question.expected_flag or "none") if question.flag_checked else None
 
 
 def judged_of(ctx: AttemptContext) -> JudgedAnswer | None:
@@ -105,10 +114,11 @@ class AbstentionLayer:
             result.values["false_abstention"] = 1.0 if abstained else 0.0
         else:
             result.values["correct_abstention"] = 1.0 if abstained else 0.0
-        if ctx.question.flag_checked:
+        label = flag_label(ctx.question)
+        if label is not None:
             expected = ctx.question.expected_flag
             result.values["flag_accuracy"] = 1.0 if response.flag == expected else 0.0
-            result.labels["flag_accuracy"] = expected or "none"
+            result.labels["flag_accuracy"] = label
             if response.flag != expected:
                 result.evidence["flag"] = {"expected": expected, "raised": response.flag}
         return result
