@@ -36,6 +36,24 @@ def test_check_handbook_exits_0_with_json() -> None:
     assert all(f["severity"] != "blocking" for f in data["findings"])
 
 
+def test_a_project_folder_stands_for_its_question_set_corpus_and_kit(tmp_path: Path) -> None:
+    args = ["questions", "check", "--json"]
+    by_files = runner.invoke(
+        app, [*args, str(HANDBOOK / "questions.jsonl"), "--corpus", str(HANDBOOK / "corpus.jsonl")]
+    )
+    by_project = runner.invoke(app, [*args, str(HANDBOOK)])
+    assert by_project.exit_code == by_files.exit_code == 0, by_project.output
+    assert json.loads(by_project.stdout) == json.loads(by_files.stdout)
+    assert "gold wording not checked" not in by_project.stdout  # the corpus was read
+    persona = runner.invoke(app, ["questions", "check", str(EXAMPLES / "persona")])
+    assert "kit persona" in persona.stdout
+    agreement = runner.invoke(app, ["questions", "agreement", str(HANDBOOK)])
+    assert agreement.exit_code == 0, agreement.output
+    (tmp_path / "plain").mkdir()  # a folder with no ragcard.toml is not a project
+    result = runner.invoke(app, ["questions", "check", str(tmp_path / "plain")])
+    assert result.exit_code == 2 and "is a folder, not a file" in " ".join(result.output.split())
+
+
 def test_check_persona_exits_1() -> None:
     result = runner.invoke(
         app, ["questions", "check", str(EXAMPLES / "persona" / "questions.jsonl")]

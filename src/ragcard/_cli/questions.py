@@ -14,6 +14,7 @@ from typing import Annotated, Any
 import typer
 
 from ragcard._cli._common import err, user_errors
+from ragcard.config import CONFIG_NAME, Config, load_config
 from ragcard.errors import ConfigError
 from ragcard.goldset import (
     CheckOptions,
@@ -39,7 +40,13 @@ questions_app = typer.Typer(
     add_completion=False,
 )
 
-QuestionsArg = Annotated[Path, typer.Argument(metavar="QUESTIONS", help="questions.jsonl")]
+QuestionsArg = Annotated[
+    Path,
+    typer.Argument(
+        metavar="QUESTIONS",
+        help=f"questions.jsonl, or a project folder (the question set its {CONFIG_NAME} names)",
+    ),
+]
 KitOption = Annotated[
     str | None,
     typer.Option(help="knowledge-base or persona; default: inferred from the categories"),
@@ -52,6 +59,17 @@ TargetsOption = Annotated[
     ),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="print the report as JSON")]
+
+
+def _project(path: Path) -> Config | None:
+    """The project ``path`` is the folder of (None when it is not one)."""
+    return load_config(path) if path.is_dir() and (path / CONFIG_NAME).is_file() else None
+
+
+def _question_file(path: Path) -> Path:
+    """``path``, or the question set of the project folder ``path``."""
+    project = _project(path)
+    return project.resolve(project.project.questions) if project else path
 
 
 def _emit(data: dict[str, Any] | None, text: str) -> None:
@@ -86,6 +104,11 @@ def check_command(
     options = CheckOptions(
         near_duplicate=near_duplicate, reuse_share=reuse_share, reuse_run=reuse_run
     )
+    project = _project(questions)
+    if project is not None:  # a project folder: its question set, corpus and kit by default
+        questions = project.resolve(project.project.questions)
+        corpus = corpus or project.resolve(project.project.corpus)
+        kit = kit or project.project.kit
     report = check_file(questions, corpus, kit=kit, targets=targets, options=options)
     _emit(report.to_dict() if as_json else None, render_check(report))
     raise typer.Exit(report.exit_code)
@@ -111,6 +134,7 @@ def split_command(
     """Assign dev/heldout by a hash of each id, stable when items are added."""
     if (out is None) == (not in_place):
         raise ConfigError("say where to write: --out FILE or --in-place (exactly one)")
+    questions = _question_file(questions)
     resolved = resolve_targets(path=targets, heldout_share=share)
     plan = plan_split(questions, resolved, salt=salt, reassign=reassign)
     destination = questions if in_place else out
@@ -123,7 +147,7 @@ def split_command(
 @user_errors
 def agreement_command(questions: QuestionsArg, as_json: JsonOption = False) -> None:
     """Labeller agreement (Cohen's κ, gold overlap); exit 1 while a disagreement is open."""
-    report = measure_agreement(load_questions(questions))
+    report = measure_agreement(load_questions(_question_file(questions)))
     _emit(report.to_dict() if as_json else None, render_agreement(report))
     raise typer.Exit(report.exit_code)
 
