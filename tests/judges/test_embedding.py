@@ -148,3 +148,30 @@ def test_shipped_weights_rank_support_above_an_unrelated_claim() -> None:
     supported, unrelated = asyncio.run(judge.judge(ctx))
     assert supported.passage_id == "p1" and supported.score > unrelated.score
     assert judge.identity.settings["encoder_sha256"] == embeddings_module.MODEL_SHA256
+
+
+def test_relevance_is_the_question_answer_cosine_and_abstention_the_phrases(
+    tmp_path: Path,
+) -> None:
+    from ragcard.judges.base import TaskNotSupportedError
+    from ragcard.judges.embedding import RELEVANCE_THRESHOLD, TASK_VERSIONS
+
+    encoder = StubEncoder()
+    judge = EmbeddingJudge(weights=str(write_weights(tmp_path / "w.json", ["emb_max"], [10.0])),
+                           encoder=encoder)  # fmt: skip
+    assert judge.identity.tasks == TASK_VERSIONS
+    question = "When does the office open?"
+    answers = ("The office opens at nine.", "Lunch is served from noon.", " ")
+    ctx = JudgeContext(answers, (), question, task="relevance")
+    on_topic, off_topic, empty = asyncio.run(judge.judge(ctx))
+    assert on_topic.label == "supported" and on_topic.score >= RELEVANCE_THRESHOLD
+    assert off_topic.label == "not_supported" and off_topic.score < RELEVANCE_THRESHOLD
+    assert (empty.label, empty.score, empty.reason) == ("not_supported", 0.0, "empty answer")
+    assert "question-answer cosine" in (on_topic.reason or "")
+    encoded = sum(len(call) for call in encoder.calls)
+    asyncio.run(judge.judge(ctx))  # the question and answers are cached: nothing re-encoded
+    assert sum(len(call) for call in encoder.calls) == encoded
+    refusal = JudgeContext(("Sorry, I cannot find that.",), (), question, task="abstention")
+    assert asyncio.run(judge.judge(refusal))[0].label == "supported"
+    with pytest.raises(TaskNotSupportedError, match="relevance without a question"):
+        asyncio.run(judge.judge(JudgeContext(answers, (), None, task="relevance")))

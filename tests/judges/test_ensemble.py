@@ -7,6 +7,7 @@ Offline: a stub encoder stands in for MiniLM (tests needing the real one skip wi
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -413,19 +414,24 @@ def test_real_encoder_judges_the_lexical_fixture() -> None:
     assert verdict.label == "supported" and verdict.passage_id == "leave1"
 
 
-def test_relevance_and_abstention_are_the_lexical_judges_and_declared() -> None:
+def test_relevance_by_embeddings_and_abstention_by_phrases_are_declared() -> None:
+    from ragcard.judges.embedding import TASK_VERSIONS
+
     judge = EnsembleJudge(encoder=StubEncoder())
     lexical = registry.build_judge({"backend": "lexical"})
-    assert judge.identity.tasks == lexical.identity.tasks
+    assert judge.identity.tasks == TASK_VERSIONS
+    assert judge.identity.tasks["abstention"] == lexical.identity.tasks["abstention"]
     assert answers_task(judge, "relevance") and answers_task(judge, "abstention")
-    for task in ("relevance", "abstention"):
-        ctx = JudgeContext(
-            ("Sorry, I cannot find that in the handbook.",),
-            (),
-            "How many days of leave do staff get?",
-            task=task,
-        )
-        assert asyncio.run(judge.judge(ctx)) == asyncio.run(lexical.judge(ctx))
+    ctx = JudgeContext(
+        ("Sorry, I cannot find that in the handbook.", "Staff get 25 days of leave a year."),
+        (),
+        "How many days of leave do staff get?",
+        task="abstention",
+    )
+    assert asyncio.run(judge.judge(ctx)) == asyncio.run(lexical.judge(ctx))
+    relevance = asyncio.run(judge.judge(dataclasses.replace(ctx, task="relevance")))
+    assert [v.label for v in relevance] == ["not_supported", "supported"]
+    assert all("question-answer cosine" in (v.reason or "") for v in relevance)
 
 
 @pytest.mark.skipif(not embeddings_available(), reason="needs the embed extra")

@@ -70,7 +70,8 @@ import numpy as np
 
 from ragcard.errors import ConfigError
 from ragcard.judges.base import Judge, JudgeContext, JudgeIdentity, Label, Verdict
-from ragcard.judges.embedding import Encoder, SentenceVectors, load_default_encoder
+from ragcard.judges.embedding import TASK_VERSIONS as EMBEDDING_TASKS
+from ragcard.judges.embedding import Encoder, SentenceVectors, answer_task, load_default_encoder
 from ragcard.judges.ensemble_features import (
     FEATURES,
     LLM_FEATURE,
@@ -162,10 +163,8 @@ class EnsembleJudge:
                     "weights_date": self.fast.record.get("date"),
                     "threshold": self.fast_threshold,
                 }
-        # relevance and abstention: answered by the lexical judge (see judge()), said so
-        self.identity = dataclasses.replace(
-            self.identity, tasks=dict(self.extractor.lexical.identity.tasks)
-        )
+        # relevance by the embeddings, abstention by the lexical judge (see judge()), said so
+        self.identity = dataclasses.replace(self.identity, tasks=dict(EMBEDDING_TASKS))
 
     @classmethod
     def from_config(cls, options: Mapping[str, Any]) -> EnsembleJudge:
@@ -173,10 +172,11 @@ class EnsembleJudge:
         return cls(**check_options("ensemble", options, _OPTIONS))
 
     async def judge(self, ctx: JudgeContext) -> list[Verdict]:
-        """One verdict per claim, in order. Tasks other than support (relevance,
-        abstention) are answered by the lexical judge."""
+        """One verdict per claim, in order. Tasks other than support are answered as the
+        ``embedding`` judge answers them (relevance by the question–answer cosine,
+        abstention by the lexical judge's phrases)."""
         if getattr(ctx, "task", "support") != "support":
-            return await self.extractor.lexical.judge(ctx)
+            return await answer_task(self.extractor.vectors, ctx)
         vote_free: list[float] = []  # with a band: the vote-free P(supported), read once
 
         def unsure(extracted: list[ClaimFeatures]) -> list[bool]:
