@@ -201,7 +201,7 @@ def score_into(
         with gc_paused():
             if write is not None:
                 write(log)
-            asyncio.run(scorer.score_all(records, log.append))
+            asyncio.run(_score_all(scorer, records, log.append))
         done = True
     finally:
         log.close()
@@ -211,6 +211,21 @@ def score_into(
             partial.unlink(missing_ok=True)
             if created and not any(results_path.parent.iterdir()):
                 results_path.parent.rmdir()
+
+
+async def _score_all(
+    scorer: AttemptScorer,
+    records: Iterable[AttemptRecord],
+    sink: Callable[[dict[str, Any]], None],
+) -> None:
+    """:meth:`AttemptScorer.score_all`, then release what the judge opened on this event loop
+    (an LLM backend's HTTP client), which ends with it; the judge itself stays usable."""
+    try:
+        await scorer.score_all(records, sink)
+    finally:
+        release = getattr(scorer.judge, "release", None)
+        if callable(release):
+            await release()
 
 
 @contextlib.contextmanager

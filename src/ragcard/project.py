@@ -20,6 +20,7 @@ from ragcard.judges.registry import AUTO, build_judge, resolve_backend
 __all__ = [
     "build_run_judge",
     "freeze",
+    "judge_from_spec",
     "load_project_inputs",
     "lock_project_thresholds",
     "project_history_url",
@@ -32,24 +33,29 @@ _JUDGE_PATHS = ("cache", "model_path", "weights")
 
 
 def build_run_judge(config: Config) -> Judge | None:
-    """The judge named in ``[judge]`` with its calibration, or None: there is no hidden
-    default judge. ``calibration = "file.json"`` (from ``ragcard judges evaluate --save``)
-    says how it agrees with human labels; without it a built-in judge configured exactly as
-    ragcard's developers measured it carries their measurement, any other is uncalibrated.
-    ``backend = "auto"`` builds ``ensemble`` or ``lexical`` (whichever is installed); the
-    identity recorded is that judge's, with ``settings.requested = "auto"``."""
+    """The judge named in ``[judge]`` (see :func:`judge_from_spec`), or None: there is no
+    hidden default judge. Relative file paths in the table are the project's."""
     if not config.judge:
         return None
     spec = dict(config.judge)
-    for key in _JUDGE_PATHS:  # a relative file path is the project's, not the shell's
+    for key in (*_JUDGE_PATHS, "calibration"):  # a relative path is the project's, not the shell's
         if isinstance(spec.get(key), str) and spec[key] != ":memory:":
             spec[key] = str(config.resolve(str(Path(spec[key]).expanduser())))
+    return judge_from_spec(spec)
+
+
+def judge_from_spec(spec: dict[str, Any]) -> Judge:
+    """The judge a ``[judge]`` table (or ``ragcard score --judge``) describes, with its
+    calibration. ``calibration = "file.json"`` (from ``ragcard judges evaluate --save``) says
+    how it agrees with human labels; without it a built-in judge configured exactly as
+    ragcard's developers measured it carries their measurement, any other is uncalibrated.
+    ``backend = "auto"`` builds ``ensemble`` or ``lexical`` (whichever is installed); the
+    identity recorded is that judge's, with ``settings.requested = "auto"``."""
+    spec = dict(spec)
     path = spec.pop("calibration", None)
     requested = spec.get("backend")
     judge = build_judge(resolve_backend(spec))
-    record = (
-        load_calibration(config.resolve(str(path))) if path else shipped_calibration(judge.identity)
-    )
+    record = load_calibration(Path(str(path))) if path else shipped_calibration(judge.identity)
     changes: dict[str, Any] = {}
     if record is not None:
         changes["calibration"] = record

@@ -197,3 +197,27 @@ def test_help_texts_keep_their_brackets() -> None:
     assert not lost, f"help text that rich would cut: {lost}"
     result = runner.invoke(app, ["questions", "check", "--help"], env={"COLUMNS": "300"})
     assert "[shares] typical" in result.output
+
+
+def test_score_with_a_judge_scores_the_judged_measures(mini: Path, tmp_path: Path) -> None:
+    args = score_args(mini, tmp_path / "none")
+    without = runner.invoke(app, args)
+    assert without.exit_code in (0, 1), without.output
+    card = json.loads((tmp_path / "none" / "scorecard.json").read_text())
+    assert "faithfulness" not in card["metrics"]  # unscored without a judge, never 0
+    args = score_args(mini, tmp_path / "lexical")
+    judged = runner.invoke(app, [*args, "--judge", "lexical", "--judge-option", "threshold=0.4"])
+    assert judged.exit_code in (0, 1), judged.output
+    card = json.loads((tmp_path / "lexical" / "scorecard.json").read_text())
+    assert card["config"]["judge"]["name"] == "lexical"
+    assert card["config"]["judge"]["threshold"] == 0.4
+    assert "faithfulness" in card["metrics"] and "answer_relevance" in card["metrics"]
+    for extra, message in (
+        (["--judge-option", "threshold=0.4"], "--judge-option goes with --judge NAME"),
+        (["--judge", "nope"], "unknown backend 'nope'"),
+        (["--judge", "lexical", "--judge-option", "thresold=1"], "unknown option 'thresold'"),
+        (["--run-date", "2026/01/01"], "--run-date must be a date written YYYY-MM-DD"),
+    ):
+        refused = runner.invoke(app, [*score_args(mini, tmp_path / "x"), *extra])
+        assert refused.exit_code == 2 and message in " ".join(refused.output.split())
+        assert not (tmp_path / "x").exists()

@@ -552,3 +552,43 @@ async def test_unreadable_probability_keeps_the_stated_score_and_says_so() -> No
     assert "could not be read" in (first.reason or "") and "could not be read" in (
         second.reason or ""
     )
+
+
+def test_score_responses_with_the_llm_judge_releases_its_client_and_can_score_again(
+    tmp_path: Path,
+) -> None:
+    """``ragcard score --judge llm``: each scoring runs on its own event loop; the HTTP client
+    opened on it is closed with it, and the same judge scores again on a new loop."""
+    import datetime as dt
+
+    from ragcard.evaluation import load_inputs, score_responses
+
+    mini = Path(__file__).resolve().parents[1] / "fixtures" / "mini"
+    calls: list[str] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        schema = body_of(request)["response_format"]["json_schema"]["schema"]
+        if "verdicts" in schema["properties"]:  # support: every claim supported
+            n = schema["properties"]["verdicts"]["minItems"]
+            verdicts = [
+                {"verdict": "supported", "claim": i, "passage": None, "score": 0.9}
+                for i in range(n)
+            ]
+            calls.append("support")
+            return ok({"verdicts": verdicts})
+        calls.append("answer")  # declines: no; addresses the question: yes
+        return ok({"declines": "no", "declines_score": 0.1, "addresses": "yes",
+                   "addresses_score": 0.9})  # fmt: skip
+
+    judge = judge_with(handler)
+    inputs = load_inputs(mini / "questions.jsonl", mini / "corpus.jsonl", mini / "thresholds.toml")
+    day = dt.date(2026, 1, 1)
+    cards = []
+    for run in ("a", "b"):
+        result = score_responses(inputs, mini / "responses.jsonl", tmp_path / run, run_date=day,
+                                 judge=judge)  # fmt: skip
+        assert judge._state is None  # released with its event loop
+        cards.append(result.scorecard.to_json()["metrics"])
+    assert "support" in calls and "answer" in calls
+    assert cards[0]["faithfulness"] == cards[1]["faithfulness"]  # scored, the same twice
+    assert cards[0]["answer_relevance"]["value"] == 1.0

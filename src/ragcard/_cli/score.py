@@ -10,7 +10,10 @@ import typer
 from rich.console import Console
 
 from ragcard._cli._common import err, user_errors
+from ragcard._cli.judges import parse_options
+from ragcard.errors import ConfigError
 from ragcard.evaluation import load_inputs, score_responses
+from ragcard.project import judge_from_spec
 from ragcard.report.terminal import print_scorecard
 
 
@@ -41,20 +44,53 @@ def score_command(
             "more, else 1); the outputs are the same for any number",
         ),
     ] = None,
+    judge: Annotated[
+        str | None,
+        typer.Option(
+            help="judge for faithfulness, citation accuracy, relevance and the rubric: auto, "
+            "lexical, ensemble, embedding, local, llm or a plugin's name (default: none, so "
+            "those measures are unscored)",
+        ),
+    ] = None,
+    judge_option: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="KEY=VALUE for the judge, as in a \\[judge] table (value read as TOML; "
+            "repeatable), e.g. --judge-option base_url=http://127.0.0.1:8080/v1",
+        ),
+    ] = None,
 ) -> None:
     """Score recorded responses (SPEC §1.4) and decide ship/hold; exit 0 ship, 1 hold."""
+    if judge_option and judge is None:
+        raise ConfigError("--judge-option goes with --judge NAME")
     inputs = load_inputs(questions, corpus, thresholds)
-    day = dt.date.fromisoformat(run_date) if run_date else None
-    result = score_responses(
-        inputs,
-        responses,
-        out,
-        k=k,
-        run_date=day,
-        non_abstaining_flags=non_abstaining_flag or (),
-        workers=workers,
+    day = _date(run_date) if run_date else None
+    chosen = (
+        judge_from_spec({**parse_options(judge_option or []), "backend": judge}) if judge else None
     )
+    try:
+        result = score_responses(
+            inputs,
+            responses,
+            out,
+            k=k,
+            run_date=day,
+            non_abstaining_flags=non_abstaining_flag or (),
+            judge=chosen,
+            workers=workers,
+        )
+    finally:
+        close = getattr(chosen, "close", None)
+        if callable(close):  # a local model, an LLM backend's cache
+            close()
     if not quiet:
         print_scorecard(result.scorecard, Console())
     err.print(f"wrote {out}/scorecard.md, scorecard.json, results.jsonl", markup=False)
     raise typer.Exit(result.exit_code)
+
+
+def _date(text: str) -> dt.date:
+    try:
+        return dt.date.fromisoformat(text)
+    except ValueError:
+        raise ConfigError(f"--run-date must be a date written YYYY-MM-DD, got {text!r}") from None

@@ -239,11 +239,16 @@ class LlmJudge(ChatJudge):
             dict(TASK_PROMPT_VERSIONS),
         )
 
-    async def aclose(self) -> None:
-        """Close the HTTP client and the cache."""
+    async def release(self) -> None:
+        """Close what belongs to the running event loop (the HTTP client); the judge stays
+        usable: a later call on another loop opens a new client."""
         if self._state is not None and self._state.loop is asyncio.get_running_loop():
             await self._state.client.aclose()
         self._state = None
+
+    async def aclose(self) -> None:
+        """Close the HTTP client and the cache."""
+        await self.release()
         self.close()
 
     def _loop_state(self) -> _LoopState:
