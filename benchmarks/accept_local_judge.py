@@ -100,7 +100,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="also write the rows and summary here")
     args = parser.parse_args(argv)
 
-    from ragcard._cli.judges import parse_options
+    from ragcard._cli._common import parse_options
     from ragcard.judges.registry import build_judge
 
     options: dict[str, Any] = {"cache": False} if args.judge in ("local", "llm") else {}

@@ -9,7 +9,8 @@ import pytest
 import typer
 from typer.testing import CliRunner, Result
 
-from ragcard._cli.judges import judges_app, parse_options, parse_threshold
+from ragcard._cli._common import parse_options
+from ragcard._cli.judges import judges_app, parse_threshold
 from ragcard.errors import ConfigError
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
@@ -52,7 +53,7 @@ def test_fake_judge_with_options() -> None:
     [
         (["--judge", "gpt"], "unknown backend 'gpt'; choose one of: auto, lexical"),
         (["--judge", "lexical", "--option", "treshold=0.5"], "unknown option 'treshold'"),
-        (["--judge", "lexical", "--option", "oops"], "--option expects key=value"),
+        (["--judge", "lexical", "--option", "oops"], "--option 'oops': expected KEY=VALUE"),
         (["--judge", "lexical", "--dataset", "nope"], "unknown dataset 'nope'"),
         (["--judge", "lexical", "--threshold", "high"], "--threshold must be"),
         (["--judge", "lexical", "--dataset", "begin", "--data-dir", "/nonexistent"],

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import functools
+import tomllib
 from collections.abc import Callable
-from typing import ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 import typer
 from rich.console import Console
@@ -41,3 +42,22 @@ def user_errors(command: Callable[P, R]) -> Callable[P, R]:
             raise typer.Exit(EXIT_BAD_INPUT) from None
 
     return wrapper
+
+
+def parse_options(pairs: list[str], flag: str = "--option") -> dict[str, Any]:
+    """``KEY=VALUE`` pairs (given with ``flag``) → options; each value is read as TOML
+    (``0.5``, ``true``, ``"x"``, ``["a"]``, ``{cache = "f"}``), and as a plain string when it is
+    not valid TOML."""
+    options: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(
+                f"{flag} {pair!r}: expected KEY=VALUE (the value in TOML syntax, e.g. k=10, "
+                'faults=["keep_superseded"])'
+            )
+        try:
+            options[key.strip()] = tomllib.loads(f"value = {raw}")["value"]
+        except tomllib.TOMLDecodeError:
+            options[key.strip()] = raw
+    return options

@@ -9,13 +9,12 @@ tuned on, and the published reference figures. Only parses options and calls
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
-from ragcard._cli._common import err, user_errors
+from ragcard._cli._common import err, parse_options, user_errors
 from ragcard.errors import ConfigError
 from ragcard.judges.metaeval import (
     DEFAULT_DATA_DIR,
@@ -32,7 +31,6 @@ from ragcard.judges.registry import build_judge
 __all__ = [
     "evaluate_command",
     "judges_app",
-    "parse_options",
     "parse_threshold",
     "train_ensemble_command",
 ]
@@ -55,21 +53,6 @@ DataDir = Annotated[
 def judges_callback() -> None:
     """Judges: measure a judge's agreement with human labels before trusting it."""
     # A callback keeps `evaluate` a named subcommand (Typer collapses a lone command).
-
-
-def parse_options(pairs: list[str]) -> dict[str, Any]:
-    """``key=value`` pairs → options; values are read as TOML (``0.5``, ``true``, ``"x"``),
-    and as plain strings when they are not valid TOML."""
-    options: dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, raw = pair.partition("=")
-        if not sep or not key.strip():
-            raise ConfigError(f"--option expects key=value, got {pair!r}")
-        try:
-            options[key.strip()] = tomllib.loads(f"value = {raw}")["value"]
-        except tomllib.TOMLDecodeError:
-            options[key.strip()] = raw
-    return options
 
 
 def parse_threshold(text: str) -> ThresholdMode:
@@ -188,7 +171,7 @@ def train_ensemble_command(
     from ragcard.judges.ensemble_train import format_weights, train_weights
 
     names = datasets or ["begin", "wice-100"]
-    options = parse_options(llm_options or [])
+    options = parse_options(llm_options or [], "--llm-option")
     model = train_weights(names, data_dir, features, l2, llm_vote, options, limit)
     model.save(out)
     typer.echo(format_weights(model, out), nl=False)

@@ -8,29 +8,11 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from ragcard._cli._common import err, user_errors
+from ragcard._cli._common import err, parse_options, user_errors
 from ragcard._cli.compare import print_comparison
 from ragcard.errors import ConfigError
 from ragcard.report.terminal import print_scorecard
 from ragcard.running import run_evaluation
-
-
-def _options(pairs: list[str]) -> dict[str, object]:
-    import tomllib
-
-    options: dict[str, object] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key:
-            raise ConfigError(
-                f"--option {pair!r}: expected KEY=VALUE (VALUE in TOML syntax, "
-                'e.g. faults=["keep_superseded"] or k=10)'
-            )
-        try:
-            options[key.strip()] = tomllib.loads(f"v = {value}")["v"]
-        except tomllib.TOMLDecodeError:
-            options[key.strip()] = value  # a bare string
-    return options
 
 
 def _override(override: bool, reason: str | None) -> str | None:
@@ -108,7 +90,7 @@ def run_command(
         out_dir=out,
         resume=resume,
         fresh=fresh,
-        agent_options=_options(option or []),
+        agent_options=parse_options(option or []),
         attempts=attempts,
         concurrency=concurrency,
         retrieval_only=retrieval_only,

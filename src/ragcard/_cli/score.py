@@ -9,8 +9,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from ragcard._cli._common import err, user_errors
-from ragcard._cli.judges import parse_options
+from ragcard._cli._common import err, parse_options, user_errors
 from ragcard.errors import ConfigError
 from ragcard.evaluation import load_inputs, score_responses
 from ragcard.project import judge_from_spec
@@ -65,9 +64,10 @@ def score_command(
         raise ConfigError("--judge-option goes with --judge NAME")
     inputs = load_inputs(questions, corpus, thresholds)
     day = _date(run_date) if run_date else None
-    chosen = (
-        judge_from_spec({**parse_options(judge_option or []), "backend": judge}) if judge else None
-    )
+    chosen = None
+    if judge is not None:
+        options = parse_options(judge_option or [], "--judge-option")
+        chosen = judge_from_spec({**options, "backend": judge})
     try:
         result = score_responses(
             inputs,
