@@ -85,6 +85,16 @@ def test_bad_input_exits_2_with_a_message_and_no_traceback(files: tuple[str, str
     assert missing.stdout == ""
 
 
+def test_bad_lines_of_both_files_are_listed_together(tmp_path: Path) -> None:
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text(QRELS + "1 0 d x\n")
+    run.write_text(RUN + "1 Q0 d 4 abc tiny\n")
+    result = runner.invoke(app, ["trec", str(qrels), str(run)])
+    assert result.exit_code == 2 and result.stdout == ""
+    assert f"{qrels}:5 field 'rel'" in result.stderr
+    assert f"{run}:5 field 'score'" in result.stderr
+
+
 def test_all_trec_notes_what_is_not_computed_on_stderr(files: tuple[str, str]) -> None:
     qrels, run = files
     result = runner.invoke(app, ["trec", "-m", "all_trec", qrels, run])

@@ -66,9 +66,20 @@ def trec_command(
     ] = 1,
 ) -> None:
     """Score a TREC run against qrels, exactly as trec_eval does, in trec_eval's output format."""
+    bad: list[InputError] = []  # both files are read, so that every bad line is listed
     try:
         qrels_data = read_qrels(qrels)
+    except InputError as in_qrels:
+        bad.append(in_qrels)
+    try:
         run_file = read_run(run)
+    except InputError as in_run:
+        bad.append(in_run)
+    for problem in bad:
+        typer.echo(f"ragcard trec: {problem}", err=True)
+    if bad:
+        raise typer.Exit(2)
+    try:
         result = evaluate(
             qrels_data,
             run_file.scores,
