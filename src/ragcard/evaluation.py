@@ -64,6 +64,7 @@ def breakdown_labels(questions: QuestionSet) -> dict[str, set[str]]:
         for name, label in BREAKDOWN_LABELS.items()
     }
 
+
 NO_JUDGE = {
     "name": "none",
     "note": "deterministic layers only; judge-dependent measures are unscored",

@@ -199,9 +199,7 @@ def check_measures(
                 f"has the label {label!r} (labels of {name}: {known})"
             )
     if problems:
-        raise ConfigError(
-            f"{where}{'; '.join(problems)}; fix the label or remove the threshold"
-        )
+        raise ConfigError(f"{where}{'; '.join(problems)}; fix the label or remove the threshold")
 
 
 def _measure_name(measure: str) -> str:
