@@ -447,3 +447,25 @@ async def test_faulty_http_agent_loses_nothing_and_resumes_to_the_same_results(
     assert {(r["item"], r["attempt"]) for r in resumed}.isdisjoint(done_before)
     assert len(before) + len(resumed) == 501
     assert verdicts(before + resumed) == verdicts(reference)
+
+
+async def test_answers_still_with_the_judge_when_the_agent_is_done_get_a_bar(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from types import SimpleNamespace
+
+    from ragcard.running import _judged
+
+    scorer = SimpleNamespace(judge_failures=0)
+
+    async def judged(seconds: float, fails: bool) -> None:
+        await asyncio.sleep(seconds)
+        scorer.judge_failures += fails
+
+    pending = {asyncio.create_task(judged(0.01 * i, i == 2)) for i in range(4)}
+    await _judged(pending, scorer, progress=True)  # type: ignore[arg-type]
+    err = capsys.readouterr().err
+    assert "judge" in err and "4/4" in err and "1 failed" in err
+    quiet = {asyncio.create_task(judged(0.0, False))}
+    await _judged(quiet, scorer, progress=False)  # type: ignore[arg-type]
+    assert capsys.readouterr().err == "" and all(task.done() for task in quiet)

@@ -194,3 +194,18 @@ def test_how_many_workers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> No
     assert workers_for(tmp_path / "missing.jsonl") == 1
     monkeypatch.setattr(ragcard._parallel.threading, "active_count", lambda: 2)
     assert workers_for(large, 4) == 1  # never fork a process that runs other threads
+
+
+def test_with_a_judge_and_progress_a_bar_counts_the_answers_judged(
+    inputs: Inputs, mini: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from ragcard.judges.lexical import LexicalJudge
+
+    answered = sum(1 for line in (mini / "responses.jsonl").read_text().splitlines() if line)
+    score_responses(inputs, mini / "responses.jsonl", tmp_path / "quiet", run_date=DAY,
+                    judge=LexicalJudge())  # fmt: skip
+    assert "judge" not in capsys.readouterr().err  # progress is off by default
+    score_responses(inputs, mini / "responses.jsonl", tmp_path / "bar", run_date=DAY,
+                    judge=LexicalJudge(), progress=True)  # fmt: skip
+    err = capsys.readouterr().err
+    assert "judge" in err and f"{answered}/{answered}" in err and "0 failed" in err

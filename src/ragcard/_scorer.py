@@ -60,6 +60,8 @@ class AttemptScorer:
     tally: FailureTally = field(default_factory=FailureTally)
     metas: list[dict[str, Any]] = field(default_factory=list)
     judge_failures: int = 0
+    #: Called each time the judge has finished an answer (a progress bar), if set.
+    on_judged: Callable[[], None] | None = None
     _in_force: set[str] = field(init=False)
     _gate: asyncio.Semaphore | None = None
 
@@ -83,6 +85,8 @@ class AttemptScorer:
             )
         if judged.error is not None:
             self.judge_failures += 1
+        if self.on_judged is not None:
+            self.on_judged()
         return judged
 
     def fold(self, record: AttemptRecord, judged: JudgedAnswer | None) -> dict[str, Any]:

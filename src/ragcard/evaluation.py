@@ -9,6 +9,7 @@ Two entry points share everything after the agent:
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import shutil
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pydantic_core import to_json
+from rich.console import Console
 
 from ragcard import __version__
 from ragcard._parallel import score_file, workers_for
@@ -32,6 +34,7 @@ from ragcard.report.markdown import render_markdown
 from ragcard.report.scorecard import Scorecard, build_scorecard
 from ragcard.responses import RecordedResponse, RecordedResponses
 from ragcard.results import AttemptRecord, ResultsLog
+from ragcard.runner import judge_progress_bar
 from ragcard.scoring import default_layers
 from ragcard.thresholds import Thresholds, check_measures, decide, load_thresholds
 
@@ -275,6 +278,7 @@ def score_responses(
     project: str = "recorded responses",
     kit: str = "knowledge-base",
     workers: int | None = None,
+    progress: bool = False,
 ) -> EvaluationResult:
     """Score recorded responses (SPEC §1.4) without calling any agent.
 
@@ -286,7 +290,8 @@ def score_responses(
     nothing written.
 
     Without a judge, a large file is scored on ``workers`` processes (default: one per core,
-    for files of 4 MiB or more; see :mod:`ragcard._parallel`), with the same outputs.
+    for files of 4 MiB or more; see :mod:`ragcard._parallel`), with the same outputs. With a
+    judge and ``progress``, a bar on stderr counts the answers judged.
     """
     out_dir = Path(out_dir)
     by_id = inputs.questions.by_id()
@@ -311,7 +316,8 @@ def score_responses(
             score_file(scorer, file, log, count)
 
         recorded = ()  # the workers read the file; only the unanswered items are left here
-    score_into(scorer, _records(recorded, inputs.questions, answered), results_path, write)
+    with _judge_progress(scorer, responses if progress else None):
+        score_into(scorer, _records(recorded, inputs.questions, answered), results_path, write)
     if stream is not None:
         attempts = stream.max_attempt
     agent = {"name": "recorded responses", **scorer.agent_meta()}
@@ -327,6 +333,33 @@ def score_responses(
         results_path,
         None,
     )
+
+
+@contextlib.contextmanager
+def _judge_progress(
+    scorer: AttemptScorer, responses: str | Path | Sequence[RecordedResponse] | None
+) -> Iterator[None]:
+    """A progress bar on stderr while the judge reads ``responses`` (counted up front: the
+    non-blank lines of a file); nothing without a judge or without ``responses``."""
+    if scorer.judge is None or responses is None:
+        yield
+        return
+    if isinstance(responses, str | Path):
+        with Path(responses).open("rb") as handle:
+            total = sum(1 for line in handle if line.strip())
+    else:
+        total = len(responses)
+    with judge_progress_bar(Console(stderr=True)) as bar:
+        task = bar.add_task("judge", total=total, failures=0)
+
+        def advance() -> None:
+            bar.update(task, advance=1, failures=scorer.judge_failures)
+
+        scorer.on_judged = advance
+        try:
+            yield
+        finally:
+            scorer.on_judged = None
 
 
 def _check_items(responses: Sequence[RecordedResponse], by_id: dict[str, Any]) -> None:

@@ -53,6 +53,7 @@ __all__ = [
     "RunSettings",
     "RunSummary",
     "completed_attempts",
+    "judge_progress_bar",
     "run_attempts",
 ]
 
@@ -349,6 +350,21 @@ def _progress_bar(console: Console) -> Progress:
         BarColumn(),
         MofNCompleteColumn(),
         TextColumn("[red]{task.fields[errors]} errors[/] · {task.fields[retries]} retries"),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+        console=console,
+    )
+
+
+def judge_progress_bar(console: Console) -> Progress:
+    """The judge's share of a run, after the agent's (or of ``ragcard score --judge``):
+    answers judged/total, judge failures, elapsed time and ETA, on stderr."""
+    return Progress(
+        TextColumn("[bold]judge[/]"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("[red]{task.fields[failures]} failed[/]"),
         TimeElapsedColumn(),
         TextColumn("ETA"),
         TimeRemainingColumn(),

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
+from rich.console import Console
 
 from ragcard._jsonl import problems_from_validation
 from ragcard._scorer import AttemptScorer
@@ -41,7 +42,13 @@ from ragcard.project import build_run_judge, freeze, load_project_inputs, projec
 from ragcard.questions import Question
 from ragcard.report.comparison import render_comparison_markdown
 from ragcard.results import AttemptRecord, ResultsLog, dumps_line, read_results
-from ragcard.runner import AttemptError, AttemptOutcome, RunSettings, run_attempts
+from ragcard.runner import (
+    AttemptError,
+    AttemptOutcome,
+    RunSettings,
+    judge_progress_bar,
+    run_attempts,
+)
 from ragcard.scoring import default_layers
 from ragcard.thresholds import check_measures
 
@@ -245,12 +252,26 @@ async def _run(
         if previous:
             await _fold_previous(scorer, previous, log.path)
         await run_attempts(questions, adapter, settings, on_outcome, skip=done, progress=progress)
-        await asyncio.gather(*pending)
+        await _judged(pending, scorer, progress)
     finally:
         await adapter.aclose()
         aclose = getattr(scorer.judge, "aclose", None)
         if callable(aclose):  # an LLM backend's HTTP client belongs to this loop
             await aclose()
+
+
+async def _judged(pending: set[asyncio.Task[None]], scorer: AttemptScorer, progress: bool) -> None:
+    """Wait for the answers the judge has not finished when the agent is done, with a bar
+    of its own (a slow LLM judge would otherwise leave the run silent)."""
+    waiting = list(pending)
+    if not waiting or not progress:
+        await asyncio.gather(*waiting)
+        return
+    with judge_progress_bar(Console(stderr=True)) as bar:  # failures: all of the run's
+        task = bar.add_task("judge", total=len(waiting), failures=scorer.judge_failures)
+        for finished in asyncio.as_completed(waiting):
+            await finished
+            bar.update(task, advance=1, failures=scorer.judge_failures)
 
 
 def _prepare_out(

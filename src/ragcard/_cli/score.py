@@ -51,6 +51,9 @@ def score_command(
             "those measures are unscored)",
         ),
     ] = None,
+    progress: Annotated[
+        bool, typer.Option(help="show a progress bar while the judge works (with --judge)")
+    ] = True,
     judge_option: Annotated[
         list[str] | None,
         typer.Option(
@@ -78,6 +81,7 @@ def score_command(
             non_abstaining_flags=non_abstaining_flag or (),
             judge=chosen,
             workers=workers,
+            progress=progress,
         )
     finally:
         close = getattr(chosen, "close", None)
