@@ -217,6 +217,7 @@ def test_score_with_a_judge_scores_the_judged_measures(mini: Path, tmp_path: Pat
         (["--judge", "nope"], "unknown backend 'nope'"),
         (["--judge", "lexical", "--judge-option", "thresold=1"], "unknown option 'thresold'"),
         (["--run-date", "2026/01/01"], "--run-date must be a date written YYYY-MM-DD"),
+        (["--judge", "lexical", "--responses", str(tmp_path / "no.jsonl")], "file not found"),
     ):
         refused = runner.invoke(app, [*score_args(mini, tmp_path / "x"), *extra])
         assert refused.exit_code == 2 and message in " ".join(refused.output.split())
