@@ -85,8 +85,9 @@ def evaluate_command(
         typer.Option(
             "--dataset",
             metavar="NAME|PATH.jsonl",
-            help="wice (all 358 claims), wice-100 (published subset), begin, faithbench, or "
-            "your labels file; repeatable. Default: wice-100, begin, faithbench.",
+            help="wice (all 358 claims), wice-100 (published subset), begin, faithbench, "
+            "clapnq-relevance (the relevance task), or your labels file (support or relevance "
+            "labels); repeatable. Default: wice-100, begin, faithbench.",
         ),
     ] = None,
     data_dir: DataDir = DEFAULT_DATA_DIR,
@@ -117,6 +118,11 @@ def evaluate_command(
     built = build_judge({"backend": judge, **parse_options(options or [])})
     names = datasets or ["wice-100", "begin", "faithbench"]
     loaded = load_datasets(names, data_dir, limit, seed)
+    if save is not None and any(dataset.task != "support" for dataset in loaded):
+        raise ConfigError(
+            "--save writes a calibration, which is of support; relevance figures are printed, "
+            "not saved (drop --save)"
+        )
     evaluation = evaluate_judge(built, loaded, threshold=mode)
     typer.echo(format_meta_evaluation(evaluation, breakdowns), nl=False)
     reports = evaluation.reports

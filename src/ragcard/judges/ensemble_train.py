@@ -262,6 +262,10 @@ def train_weights(
         if name in EVALUATION_ONLY:
             raise ConfigError(f"cannot train on '{name}': {EVALUATION_ONLY[name]}")
     datasets = load_datasets(names, data_dir, limit)
+    for dataset in datasets:
+        if dataset.task != "support":
+            raise ConfigError(f"cannot train on '{dataset.name}': it labels {dataset.task}, "
+                              "not support")  # fmt: skip
     model, _ = train_ensemble(default_extractor(llm_vote, llm_options), datasets, chosen, l2)
     return model
 

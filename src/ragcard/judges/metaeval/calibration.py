@@ -66,7 +66,13 @@ def _report_json(report: DatasetReport) -> dict[str, Any]:
 
 
 def to_calibration(evaluation: MetaEvaluation) -> dict[str, Any]:
-    """The JSON-ready calibration record of a meta-evaluation."""
+    """The JSON-ready calibration record of a meta-evaluation (of support: what scorecards
+    show as a judge's calibration)."""
+    if evaluation.task != "support":
+        raise ConfigError(
+            f"a calibration is the judge's agreement on support; this evaluation is of "
+            f"{evaluation.task}: its figures are printed, not saved (drop --save)"
+        )
     return {
         "schema": CALIBRATION_SCHEMA,
         "ragcard_version": __version__,

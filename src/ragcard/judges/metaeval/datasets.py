@@ -10,10 +10,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from ragcard.errors import ConfigError
+from ragcard._jsonl import iter_json_lines
+from ragcard.errors import ConfigError, InputError
 from ragcard.judges.metaeval.begin import read_begin
 from ragcard.judges.metaeval.examples import SPLIT_SEED, Dataset, limit_examples
 from ragcard.judges.metaeval.faithbench import read_faithbench
+from ragcard.judges.metaeval.relevance import read_clapnq_relevance, read_relevance_labels
 from ragcard.judges.metaeval.userlabels import read_user_labels
 from ragcard.judges.metaeval.wice import read_wice
 
@@ -29,6 +31,7 @@ BUILTIN_DATASETS: dict[str, Callable[[Path, int], Dataset]] = {
     "wice-100": lambda data_dir, seed: read_wice(data_dir, published_subset=True, seed=seed),
     "begin": lambda data_dir, _seed: read_begin(data_dir),
     "faithbench": lambda data_dir, seed: read_faithbench(data_dir, seed=seed),
+    "clapnq-relevance": lambda data_dir, _seed: read_clapnq_relevance(data_dir),
 }
 
 
@@ -40,7 +43,8 @@ def load_dataset(
     if name in BUILTIN_DATASETS:
         dataset = BUILTIN_DATASETS[name](data_dir, seed)
     elif name.endswith(".jsonl") or Path(name).is_file():
-        dataset = read_user_labels(Path(name), seed=seed)
+        reader = read_relevance_labels if _labels_relevance(Path(name)) else read_user_labels
+        dataset = reader(Path(name), seed=seed)
     else:
         raise ConfigError(
             f"unknown dataset '{name}': choose one of {', '.join(BUILTIN_DATASETS)}, "
@@ -55,6 +59,22 @@ def load_dataset(
             notes=(*dataset.notes, f"limited to the first {limit} examples of each part"),
         )
     return dataset
+
+
+def _labels_relevance(path: Path) -> bool:
+    """Whether a labels file holds relevance labels: its first object has ``question`` and
+    ``answer`` and no ``claim`` (a file that cannot be read is left to the support reader,
+    which reports why)."""
+    try:
+        for _number, data, _error in iter_json_lines(path):
+            return (
+                isinstance(data, dict)
+                and {"question", "answer"} <= data.keys()
+                and ("claim" not in data)
+            )
+    except InputError:
+        return False
+    return False
 
 
 def load_datasets(

@@ -26,7 +26,14 @@ from typing import Literal
 import numpy as np
 
 from ragcard.errors import ConfigError, one_line
-from ragcard.judges.base import Judge, JudgeContext, JudgeError, JudgeIdentity
+from ragcard.judges.base import (
+    Judge,
+    JudgeContext,
+    JudgeError,
+    JudgeIdentity,
+    Task,
+    answers_task,
+)
 from ragcard.judges.metaeval.examples import Dataset, LabelledExample, length_bucket
 from ragcard.judges.metaeval.metrics import (
     MetricEstimate,
@@ -114,9 +121,20 @@ class MetaEvaluation:
     overall: DatasetReport | None
     notes: tuple[str, ...] = ()
     date: str = field(default_factory=lambda: dt.date.today().isoformat())
+    #: What the labels judged: support (a calibration can be saved) or relevance.
+    task: Task = "support"
 
 
 async def _score_one(judge: Judge, example: LabelledExample) -> ScoredExample:
+    if example.task != "support":  # one answer to its question: the judge's own verdict
+        ctx = JudgeContext(example.claims, (), example.question, example.task)
+        try:
+            (verdict,) = await judge.judge(ctx)
+        except JudgeError as error:
+            return ScoredExample(example, None, None, str(error))
+        except ValueError:
+            return ScoredExample(example, None, None, "not one verdict for the answer")
+        return ScoredExample(example, verdict.score, verdict.supported)
     best_score, best_supported = -1.0, False
     for passages in example.evidence_sets or ((),):
         ctx = JudgeContext(claims=example.claims, passages=passages)
@@ -184,8 +202,14 @@ def _bucket_order(key: str) -> tuple[int, str]:
 
 
 def _choose_threshold(
-    mode: ThresholdMode, judge: JudgeIdentity, tuning: Sequence[ScoredExample]
+    mode: ThresholdMode,
+    judge: JudgeIdentity,
+    tuning: Sequence[ScoredExample],
+    task: str = "support",
 ) -> ThresholdChoice:
+    if mode == "judge" and task != "support":  # a task has its own rule, not the threshold
+        source = f"the judge's own {task} verdicts ({judge.tasks.get(task)}; nothing tuned)"
+        return ThresholdChoice("judge", None, source)
     if mode == "judge":
         source = "the judge's own labels (its configured threshold; nothing tuned on this data)"
         return ThresholdChoice("judge", judge.threshold, source)
@@ -267,6 +291,19 @@ async def evaluate_judge_async(
     concurrency: int = 8,
 ) -> MetaEvaluation:
     """:func:`evaluate_judge` for callers already inside an event loop."""
+    tasks = {dataset.task for dataset in datasets}
+    if len(tasks) > 1:
+        raise ConfigError(
+            "these datasets label different tasks ("
+            + ", ".join(f"{d.name}: {d.task}" for d in datasets)
+            + "); evaluate each task in its own run"
+        )
+    task: Task = next(iter(tasks), "support")
+    if not answers_task(judge, task):
+        raise ConfigError(
+            f"judge '{judge.identity.name}' does not answer the {task} task (it answers: "
+            f"{', '.join(['support', *judge.identity.tasks])}); choose another --judge"
+        )
     identity = judge.identity
     reports: list[DatasetReport] = []
     pooled_tuning: list[ScoredExample] = []
@@ -274,7 +311,7 @@ async def evaluate_judge_async(
     for dataset in datasets:
         scored = await score_examples(judge, dataset.examples, concurrency)
         tuning, reported = _split(dataset, scored, threshold)
-        choice = _choose_threshold(threshold, identity, tuning)
+        choice = _choose_threshold(threshold, identity, tuning, dataset.task)
         rule = dataset.split_rule if tuning or dataset.fixed_split else "all examples reported"
         reports.append(_report(dataset.name, dataset.title, rule, reported, choice, dataset))
         pooled_tuning += tuning
@@ -289,6 +326,11 @@ async def evaluate_judge_async(
         rule = "reported parts pooled" + (
             "; threshold tuned on the pooled dev parts" if threshold == "tune" else ""
         )
-        choice = _choose_threshold(threshold, identity, pooled_tuning)
+        choice = _choose_threshold(threshold, identity, pooled_tuning, task)
         overall = _report("overall", "all datasets pooled", rule, pooled_reported, choice, None)
-    return MetaEvaluation(identity, tuple(reports), overall, tuple(notes))
+    if task != "support":
+        notes.append(
+            f"task: {task}, judged by {identity.tasks.get(task)}; the judge's configured "
+            "threshold above is its support threshold, not used here"
+        )
+    return MetaEvaluation(identity, tuple(reports), overall, tuple(notes), task=task)

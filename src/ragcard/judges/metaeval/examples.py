@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Literal
 
 from ragcard.errors import InputError, Problem
-from ragcard.judges.base import Evidence
+from ragcard.judges.base import Evidence, Task
 
 __all__ = [
     "SPLIT_SEED",
@@ -56,6 +56,10 @@ class LabelledExample:
     part: Part
     group: str | None = None
     support_position: Literal["first", "later"] | None = None
+    #: ``"relevance"``: ``claims`` holds one answer, ``question`` what it was asked, and
+    #: ``supported`` means "addresses the question" (the judge's relevance task).
+    task: Task = "support"
+    question: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +87,8 @@ class Dataset:
     #: True when the dev/test parts are the dataset's own (BEGIN's files, WiCE's published
     #: subset): its dev part is never reported, even when no threshold is tuned on it.
     fixed_split: bool = False
+    #: What the labels judge: support of claims by passages, or relevance of answers.
+    task: Task = "support"
 
     def part(self, part: Part) -> list[LabelledExample]:
         return [example for example in self.examples if example.part == part]

@@ -25,7 +25,8 @@ Fields:
   ensemble weights are trained on the dev part only, so held-out labels are only reported.
 
 Unknown fields are kept by the reader and ignored. Every bad line is reported at once, with
-file, line and field.
+file, line and field. Labels of answer relevance (``question``, ``answer``, ``label``
+``relevant`` | ``not_relevant``) have their own reader: :mod:`.relevance`.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ragcard._jsonl import load_records
 from ragcard.errors import InputError, Problem
-from ragcard.judges.base import Evidence
+from ragcard.judges.base import Evidence, Task
 from ragcard.judges.metaeval.examples import (
     SPLIT_SEED,
     Dataset,
@@ -47,7 +48,7 @@ from ragcard.judges.metaeval.examples import (
     hash_split_rule,
 )
 
-__all__ = ["LabelRecord", "read_user_labels"]
+__all__ = ["LabelRecord", "labels_dataset", "line_part", "read_user_labels", "repeated_id"]
 
 
 class PassageRecord(BaseModel):
@@ -92,6 +93,21 @@ class LabelRecord(BaseModel):
 _PARTS: dict[str, Literal["dev", "test"]] = {"dev": "dev", "test": "test", "heldout": "test"}
 
 
+def line_part(split: str | None, example_id: str, seed: int) -> Literal["dev", "test"]:
+    """A labels line's part: its ``split`` field (``heldout`` = test), else the seeded hash."""
+    return _PARTS[split] if split else hash_part(example_id, seed)
+
+
+def repeated_id(seen: dict[str, int], path: Path, line: int, example_id: str) -> list[Problem]:
+    """The problem when an earlier line of ``path`` has ``example_id`` (``seen`` records the
+    first line of each id)."""
+    first = seen.setdefault(example_id, line)
+    if first == line:
+        return []
+    return [Problem(str(path), line, "id", f"repeats line {first}", example_id,
+                    fix="give each line a unique 'id'")]  # fmt: skip
+
+
 def _position(
     record: LabelRecord, passages: tuple[Evidence, ...]
 ) -> Literal["first", "later"] | None:
@@ -117,18 +133,7 @@ def read_user_labels(path: Path, seed: int = SPLIT_SEED) -> Dataset:
                 Problem(str(path), line, "supporting", "names no passage of this line", missing)
             )
         example_id = record.stable_id()
-        if example_id in seen:
-            problems.append(
-                Problem(
-                    str(path),
-                    line,
-                    "id",
-                    f"repeats line {seen[example_id]}",
-                    example_id,
-                    fix="give each line a unique 'id'",
-                )  # fmt: skip
-            )
-        seen.setdefault(example_id, line)
+        problems += repeated_id(seen, path, line, example_id)
         examples.append(
             LabelledExample(
                 id=example_id,
@@ -136,22 +141,47 @@ def read_user_labels(path: Path, seed: int = SPLIT_SEED) -> Dataset:
                 evidence_sets=(passages,),
                 supported=record.label == "supported",
                 label=record.label,
-                part=_PARTS[record.split] if record.split else hash_part(example_id, seed),
+                part=line_part(record.split, example_id, seed),
                 group=record.group,
                 support_position=_position(record, passages),
             )
         )
+    return labels_dataset(
+        path,
+        seed,
+        examples,
+        problems,
+        what="labelled claims",
+        note="binary: supported vs. not_supported or contradicted",
+        fixed_split=any(record.split for _, record in records),
+    )
+
+
+def labels_dataset(
+    path: Path,
+    seed: int,
+    examples: list[LabelledExample],
+    problems: list[Problem],
+    *,
+    what: str,
+    note: str,
+    fixed_split: bool,
+    task: Task = "support",
+) -> Dataset:
+    """A labels file's dataset, or the :class:`InputError` listing every problem found in it
+    (or saying it holds no ``what``)."""
     if problems:
         raise InputError(problems, f"{len(problems)} problem(s) in the labels file {path}")
     if not examples:
-        raise InputError(Problem(str(path), None, None, "no labelled claims in the file"))
+        raise InputError(Problem(str(path), None, None, f"no {what} in the file"))
     return Dataset(
         name=path.name,
-        title=f"your labels ({path})",
+        title=f"your {'' if task == 'support' else task + ' '}labels ({path})",
         examples=tuple(examples),
         split_rule=hash_split_rule(seed) + "; a line's 'split' field overrides it",
         licence="yours",
         credit=str(path),
-        notes=("binary: supported vs. not_supported or contradicted",),
-        fixed_split=any(record.split for _, record in records),
+        notes=(note,),
+        fixed_split=fixed_split,
+        task=task,
     )
