@@ -28,11 +28,20 @@ def run_command(
     config: Annotated[
         Path, typer.Argument(help="project folder holding ragcard.toml, or the file")
     ],
-    out: Annotated[Path | None, typer.Option("--out", help="output folder")] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out", help='output folder (default: \\[run] out, "out" beside ragcard.toml)'
+        ),
+    ] = None,
     resume: Annotated[bool, typer.Option(help="continue an interrupted run in --out")] = False,
     fresh: Annotated[bool, typer.Option(help="replace earlier results in --out")] = False,
-    attempts: Annotated[int | None, typer.Option(help="attempts per item (default 3)")] = None,
-    concurrency: Annotated[int | None, typer.Option(help="parallel agent calls")] = None,
+    attempts: Annotated[
+        int | None, typer.Option(help="attempts per item (default: \\[run] attempts, 3)")
+    ] = None,
+    concurrency: Annotated[
+        int | None, typer.Option(help="parallel agent calls (default: \\[run] concurrency, 8)")
+    ] = None,
     option: Annotated[
         list[str] | None,
         typer.Option(
