@@ -100,8 +100,10 @@ def _runs_table(entries: list[RunEntry], where: str) -> Table:
     table.add_column("id", no_wrap=True)
     if several_projects:
         table.add_column("project")
-    for name in ("date (UTC)", "decision", "corpus", "question set", "shipped by"):
-        table.add_column(name)
+    table.add_column("date (UTC)", no_wrap=True)  # whole: hashes and names give way first
+    table.add_column("decision", no_wrap=True)
+    for name in ("corpus", "question set", "shipped by"):
+        table.add_column(name, overflow="fold")
     for e in entries:
         decision = f"[green]{e.decision}[/]" if e.decision == "ship" else f"[red]{e.decision}[/]"
         shipped = f"{e.shipped_by}, {e.shipped_at:%Y-%m-%d}" if e.shipped_at else ""
