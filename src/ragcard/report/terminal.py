@@ -17,7 +17,8 @@ _STYLE = {"met": "green", "missed": "bold red", "unscored": "yellow"}
 
 def _thresholds(card: Scorecard) -> Table:
     table = Table(title="Thresholds (set before the run)", title_justify="left")
-    for column in ("Measure", "Threshold", "Result", "Must-pass", "Status"):
+    table.add_column("Measure", overflow="fold")  # a canonical name is shown whole, if folded
+    for column in ("Threshold", "Result", "Must-pass", "Status"):
         table.add_column(column)
     for r in card.decision.results:
         t = r.threshold
@@ -34,8 +35,9 @@ def _thresholds(card: Scorecard) -> Table:
 
 def _measures(card: Scorecard) -> Table:
     table = Table(title="Measures by layer", title_justify="left")
-    for column in ("Layer", "Measure", "Result"):
-        table.add_column(column)
+    table.add_column("Layer")
+    table.add_column("Measure", overflow="fold")
+    table.add_column("Result")
     for name, result in card.metrics.items():
         shown = escape(format_value(result))
         table.add_row(
