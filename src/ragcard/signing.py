@@ -323,11 +323,20 @@ def _digest(value: Any) -> str:
     return hashlib.sha256(value if isinstance(value, bytes) else _canonical(value)).hexdigest()
 
 
+_FIXES = {
+    "private key": "create one with `ragcard keys new KEY --owner NAME`",
+    "public key": "pass the .pub file written by `ragcard keys new`",
+    "scorecard": "pass the output folder of `ragcard run` or `ragcard score`",
+    "results": "pass the output folder of `ragcard run` or `ragcard score`",
+}
+
+
 def _read_bytes(path: Path, what: str) -> bytes:
     try:
         return path.read_bytes()
     except OSError as error:
-        raise ConfigError(f"{path}: cannot read the {what} file ({error.strerror})") from None
+        fix = f"; {_FIXES[what]}" if what in _FIXES else ""
+        raise ConfigError(f"{path}: cannot read the {what} file ({error.strerror}){fix}") from None
 
 
 def _locate(recorded: str, run_dir: Path) -> Path:

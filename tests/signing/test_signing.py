@@ -387,3 +387,8 @@ def test_a_private_key_is_not_a_trusted_key(run_dir: Path, keys: Keys) -> None:
     sign(run_dir, keys)
     with pytest.raises(ConfigError, match="not a PEM public key"):
         verify_run(run_dir, trusted_keys=[keys[0]])
+
+
+def test_a_missing_key_file_says_how_to_make_one(run_dir: Path, keys: Keys, tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="cannot read the private key file .*ragcard keys new"):
+        sign(run_dir, (tmp_path / "missing.pem", keys[1]))
