@@ -175,3 +175,17 @@ def test_relevance_is_the_question_answer_cosine_and_abstention_the_phrases(
     assert asyncio.run(judge.judge(refusal))[0].label == "supported"
     with pytest.raises(TaskNotSupportedError, match="relevance without a question"):
         asyncio.run(judge.judge(JudgeContext(answers, (), None, task="relevance")))
+
+
+def test_the_relevance_threshold_is_an_option_recorded_in_the_identity(tmp_path: Path) -> None:
+    weights = str(write_weights(tmp_path / "w.json", ["emb_max"], [10.0]))
+    question, answer = "When does the office open?", "The office opens at nine."
+    ctx = JudgeContext((answer,), (), question, task="relevance")
+    (default,) = asyncio.run(EmbeddingJudge(weights=weights, encoder=StubEncoder()).judge(ctx))
+    strict = EmbeddingJudge(weights=weights, encoder=StubEncoder(), relevance_threshold=0.99)
+    (refused,) = asyncio.run(strict.judge(ctx))
+    assert default.label == "supported" and refused.label == "not_supported"
+    assert refused.score == default.score  # the same cosine, another line
+    assert ">= 0.99" in strict.identity.tasks["relevance"]
+    with pytest.raises(ConfigError, match="relevance_threshold must be in"):
+        EmbeddingJudge(weights=weights, encoder=StubEncoder(), relevance_threshold=1.5)

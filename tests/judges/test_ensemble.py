@@ -471,3 +471,13 @@ def test_the_ensemble_with_the_local_vote_carries_its_own_shipped_calibration() 
     every_claim = EnsembleJudge(llm_vote=True, llm_judge=LocalDefaults(), llm_band=False)
     assert shipped_calibration(every_claim.identity) is None  # measured with the band
     assert record["judge"]["settings"]["llm_band"] == [0.1, 0.85]
+
+
+def test_the_ensemble_takes_a_relevance_threshold() -> None:
+    judge = EnsembleJudge(encoder=StubEncoder(), relevance_threshold=0.99)
+    assert ">= 0.99" in judge.identity.tasks["relevance"]
+    ctx = JudgeContext(("Staff get 25 days of leave a year.",), (),
+                       "How many days of leave do staff get?", task="relevance")  # fmt: skip
+    assert asyncio.run(judge.judge(ctx))[0].label == "not_supported"
+    with pytest.raises(ConfigError, match="unknown option 'relevance_treshold'"):
+        registry.build_judge({"backend": "ensemble", "relevance_treshold": 0.3})

@@ -40,6 +40,7 @@ TOML::
     backend = "embedding"
     threshold = 0.5        # absent: the threshold stored in the weights file
     weights = "mine.json"  # absent: the shipped embedding.json
+    relevance_threshold = 0.36  # question-answer cosine from which an answer is relevant
 """
 
 from __future__ import annotations
@@ -68,17 +69,36 @@ __all__ = [
     "SentenceVectors",
     "SentenceMatches",
     "answer_task",
+    "relevance_threshold_of",
+    "task_versions",
 ]
 
 #: Passages whose sentence vectors one judge instance keeps.
 CACHE_PASSAGES = 4096
-#: Question–answer cosine from which an answer counts as addressing the question.
+#: Question–answer cosine from which an answer counts as addressing the question (the
+#: ``relevance_threshold`` option of the embedding and ensemble judges changes it).
 RELEVANCE_THRESHOLD = 0.36
-#: How the embedding-based judges answer each task beyond support (recorded in their identity).
-TASK_VERSIONS = {
-    "relevance": f"embedding-relevance/1 (question-answer cosine >= {RELEVANCE_THRESHOLD:g})",
-    "abstention": LEXICAL_TASK_VERSIONS["abstention"],
-}
+
+
+def task_versions(relevance_threshold: float = RELEVANCE_THRESHOLD) -> dict[str, str]:
+    """How the embedding-based judges answer each task beyond support (their identity)."""
+    return {
+        "relevance": f"embedding-relevance/1 (question-answer cosine >= {relevance_threshold:g})",
+        "abstention": LEXICAL_TASK_VERSIONS["abstention"],
+    }
+
+
+#: :func:`task_versions` at the default threshold.
+TASK_VERSIONS = task_versions()
+
+
+def relevance_threshold_of(judge: str, value: float | None) -> float:
+    """The ``relevance_threshold`` option, checked (default :data:`RELEVANCE_THRESHOLD`)."""
+    if value is None:
+        return RELEVANCE_THRESHOLD
+    if not 0.0 <= value <= 1.0:
+        raise ConfigError(f"judge '{judge}': relevance_threshold must be in [0, 1], got {value}")
+    return float(value)
 
 
 class Encoder(Protocol):
@@ -164,9 +184,11 @@ class SentenceVectors:
 _Encoded = tuple[list[tuple[int, int]], NDArray[np.float32]]
 
 
-async def answer_task(vectors: SentenceVectors, ctx: JudgeContext) -> list[Verdict]:
-    """A task about whole answers (``ctx.claims``): relevance by the question–answer cosine,
-    anything else as the ``lexical`` judge answers it."""
+async def answer_task(
+    vectors: SentenceVectors, ctx: JudgeContext, threshold: float = RELEVANCE_THRESHOLD
+) -> list[Verdict]:
+    """A task about whole answers (``ctx.claims``): relevance by the question–answer cosine
+    (relevant from ``threshold``), anything else as the ``lexical`` judge answers it."""
     if ctx.task != "relevance" or ctx.question is None or not ctx.claims:
         return await LexicalJudge().judge(ctx)
     rows = vectors.texts([ctx.question, *ctx.claims])
@@ -175,8 +197,8 @@ async def answer_task(vectors: SentenceVectors, ctx: JudgeContext) -> list[Verdi
         if not answer.strip():
             verdicts.append(Verdict("not_supported", 0.0, reason="empty answer"))
             continue
-        label: Label = "supported" if cosine >= RELEVANCE_THRESHOLD else "not_supported"
-        reason = f"question-answer cosine {cosine:.2f} (relevant from {RELEVANCE_THRESHOLD:g})"
+        label: Label = "supported" if cosine >= threshold else "not_supported"
+        reason = f"question-answer cosine {cosine:.2f} (relevant from {threshold:g})"
         verdicts.append(Verdict(label, round(min(1.0, max(0.0, float(cosine))), 6), reason=reason))
     return verdicts
 
@@ -214,7 +236,9 @@ class EmbeddingJudge:
         threshold: float | None = None,
         weights: str | None = None,
         encoder: Encoder | None = None,
+        relevance_threshold: float | None = None,
     ) -> None:
+        self.relevance_threshold = relevance_threshold_of("embedding", relevance_threshold)
         self.vectors = SentenceVectors(encoder or load_default_encoder())
         path = Path(weights).expanduser() if weights else shipped_weights_path("embedding")
         self.model: LogisticModel = load_weights(path)
@@ -238,19 +262,24 @@ class EmbeddingJudge:
                 "weights_date": self.model.record.get("date"),
                 "score": "sigmoid(intercept + weight * max sentence cosine)",
             },
-            tasks=dict(TASK_VERSIONS),
+            tasks=task_versions(self.relevance_threshold),
         )
 
     @classmethod
     def from_config(cls, options: Mapping[str, Any]) -> EmbeddingJudge:
         """Build from a ``[judge]`` table's options (``backend`` already removed)."""
-        checked = check_options("embedding", options, {"threshold": (float, int), "weights": str})
+        allowed: dict[str, type | tuple[type, ...]] = {
+            "threshold": (float, int),
+            "weights": str,
+            "relevance_threshold": (float, int),
+        }
+        checked = check_options("embedding", options, allowed)
         return cls(**checked)
 
     async def judge(self, ctx: JudgeContext) -> list[Verdict]:
         """One verdict per claim, in order; other tasks by :func:`answer_task`."""
         if getattr(ctx, "task", "support") != "support":
-            return await answer_task(self.vectors, ctx)
+            return await answer_task(self.vectors, ctx, self.relevance_threshold)
         matches = self.vectors.match(ctx.claims, ctx.passages)
         verdicts = []
         for c in range(len(ctx.claims)):

@@ -23,6 +23,8 @@ TOML::
     llm = { model = "qwen2.5-1.5b" }   # options of that local judge
     llm_band = [0.10, 0.85]    # with llm_vote: ask the LLM only where the vote-free model's
                                # P(supported) is in this band; false: ask it about every claim
+    relevance_threshold = 0.36 # question-answer cosine from which an answer is relevant
+                               # (tune it on your labels: judges evaluate --threshold tune)
 
 Measured with the shipped weights (``ragcard judges evaluate --judge ensemble --threshold judge
 --dataset wice-100 --dataset begin --dataset faithbench``; 95% bootstrap intervals in
@@ -70,8 +72,14 @@ import numpy as np
 
 from ragcard.errors import ConfigError
 from ragcard.judges.base import Judge, JudgeContext, JudgeIdentity, Label, Verdict
-from ragcard.judges.embedding import TASK_VERSIONS as EMBEDDING_TASKS
-from ragcard.judges.embedding import Encoder, SentenceVectors, answer_task, load_default_encoder
+from ragcard.judges.embedding import (
+    Encoder,
+    SentenceVectors,
+    answer_task,
+    load_default_encoder,
+    relevance_threshold_of,
+    task_versions,
+)
 from ragcard.judges.ensemble_features import (
     FEATURES,
     LLM_FEATURE,
@@ -89,6 +97,7 @@ _OPTIONS: dict[str, type | tuple[type, ...]] = {
     "llm_vote": bool,
     "llm": dict,
     "llm_band": (list, bool),
+    "relevance_threshold": (float, int),
 }
 
 #: Where the vote-free model's P(supported) leaves the shipped LLM-vote weights to the LLM
@@ -115,7 +124,9 @@ class EnsembleJudge:
         encoder: Encoder | None = None,
         llm_judge: Judge | None = None,
         llm_band: list[float] | bool | None = None,
+        relevance_threshold: float | None = None,
     ) -> None:
+        self.relevance_threshold = relevance_threshold_of("ensemble", relevance_threshold)
         vectors = SentenceVectors(encoder or load_default_encoder("The ensemble judge"))
         path = Path(weights).expanduser() if weights else _default_weights(llm_vote)
         if llm_vote and not weights and not path.is_file():
@@ -164,7 +175,9 @@ class EnsembleJudge:
                     "threshold": self.fast_threshold,
                 }
         # relevance by the embeddings, abstention by the lexical judge (see judge()), said so
-        self.identity = dataclasses.replace(self.identity, tasks=dict(EMBEDDING_TASKS))
+        self.identity = dataclasses.replace(
+            self.identity, tasks=task_versions(self.relevance_threshold)
+        )
 
     @classmethod
     def from_config(cls, options: Mapping[str, Any]) -> EnsembleJudge:
@@ -176,7 +189,7 @@ class EnsembleJudge:
         ``embedding`` judge answers them (relevance by the question–answer cosine,
         abstention by the lexical judge's phrases)."""
         if getattr(ctx, "task", "support") != "support":
-            return await answer_task(self.extractor.vectors, ctx)
+            return await answer_task(self.extractor.vectors, ctx, self.relevance_threshold)
         vote_free: list[float] = []  # with a band: the vote-free P(supported), read once
 
         def unsure(extracted: list[ClaimFeatures]) -> list[bool]:
