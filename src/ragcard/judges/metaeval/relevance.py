@@ -16,15 +16,16 @@ Your own labels: one JSON object per line (JSON Lines, UTF-8)::
 Built in: ``clapnq-relevance`` — CLAPNQ dev's 300 answerable questions, each against its own
 first human answer (relevant), the next question's answer (not relevant: another topic) and the
 answer of the question sharing most of its content words (not relevant: same words, another
-question). Questions 0–149 are the dev part (a threshold is tuned there), 150–299 the reported
-part: the protocol the relevance thresholds of the ``lexical`` and ``embedding`` judges were
-set by.
+question), both taken from the question's own part. Questions 0–149 are the dev part (a
+threshold is tuned there), 150–299 the reported part: the protocol the relevance thresholds
+of the ``lexical`` and ``embedding`` judges were set by (``benchmarks/relevance_lexical.py``).
 """
 
 from __future__ import annotations
 
 import csv
 import hashlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
 
@@ -107,12 +108,35 @@ def read_clapnq_relevance(data_dir: Path) -> Dataset:
     with path.open(encoding="utf-8", newline="") as handle:
         table = list(csv.reader(handle, delimiter="\t"))[1:]  # id, question, doc ids, answers
     rows = [(row[0], row[1], row[3].split("::")[0]) for row in table]
+    examples = [
+        *_pairs(rows[:150], "dev", content_terms),
+        *_pairs(rows[150:], "test", content_terms),
+    ]
+    return Dataset(
+        name="clapnq-relevance",
+        title="CLAPNQ dev, answer relevance (own answer vs. two others)",
+        examples=tuple(examples),
+        split_rule="questions 0-149 dev (threshold tuned), 150-299 test (reported)",
+        licence="Apache-2.0 (CLAPNQ); passage text from Wikipedia via Natural Questions",
+        credit="Rosenthal et al., CLAPnq (TACL 2024), github.com/primeqa/clapnq",
+        notes=(_NOTE, "groups: own (relevant), shifted and nearest (not relevant)"),
+        fixed_split=True,
+        task="relevance",
+    )
+
+
+def _pairs(
+    rows: list[tuple[str, str, str]],
+    part: Literal["dev", "test"],
+    content_terms: Callable[[str], set[str]],
+) -> list[LabelledExample]:
+    """Each question of one part with its own answer and two wrong ones from the same part:
+    the next question's, and that of the question sharing most content words."""
     terms = [content_terms(question) for _, question, _ in rows]
     examples = []
     for i, (qid, question, answer) in enumerate(rows):
-        part: Literal["dev", "test"] = "dev" if i < 150 else "test"
         overlap = [len(terms[i] & t) if j != i else -1 for j, t in enumerate(terms)]
-        nearest = max(range(len(rows)), key=lambda j: (overlap[j], -j))
+        nearest = max(range(len(rows)), key=lambda j: (overlap[j], -j))  # first of the best
         for kind, text, relevant in (
             ("own", answer, True),
             ("shifted", rows[(i + 1) % len(rows)][2], False),
@@ -131,14 +155,4 @@ def read_clapnq_relevance(data_dir: Path) -> Dataset:
                     question=question,
                 )
             )
-    return Dataset(
-        name="clapnq-relevance",
-        title="CLAPNQ dev, answer relevance (own answer vs. two others)",
-        examples=tuple(examples),
-        split_rule="questions 0-149 dev (threshold tuned), 150-299 test (reported)",
-        licence="Apache-2.0 (CLAPNQ); passage text from Wikipedia via Natural Questions",
-        credit="Rosenthal et al., CLAPnq (TACL 2024), github.com/primeqa/clapnq",
-        notes=(_NOTE, "groups: own (relevant), shifted and nearest (not relevant)"),
-        fixed_split=True,
-        task="relevance",
-    )
+    return examples
