@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO, TypeVar
 
@@ -18,6 +19,7 @@ from pydantic import BaseModel, ValidationError
 from ragcard.errors import InputError, Problem
 
 __all__ = [
+    "LineError",
     "iter_json_lines",
     "iter_records",
     "load_records",
@@ -32,7 +34,6 @@ M = TypeVar("M", bound=BaseModel)
 
 #: A byte that is not UTF-8, as ``surrogateescape`` decodes it.
 _UNDECODABLE = re.compile("[\udc80-\udcff]")
-_NOT_UTF8 = "not UTF-8 text"
 _SAVE_AS_UTF8 = "save the file as UTF-8 (e.g. iconv -f latin1 -t utf-8 IN > OUT)"
 
 
@@ -53,7 +54,19 @@ def open_lines(path: Path) -> TextIO:
     raise InputError(problem)
 
 
-def not_utf8(line: str) -> str | None:
+@dataclass(frozen=True, slots=True)
+class LineError:
+    """Why a line is no JSON value at all: what is wrong, and the fix when the reason has a
+    fix of its own (otherwise the reader's: "each line must be one … object")."""
+
+    message: str
+    fix: str | None = None
+
+    def problem(self, name: str, number: int, fix: str) -> Problem:
+        return Problem(name, number, None, self.message, fix=self.fix or fix)
+
+
+def not_utf8(line: str) -> LineError | None:
     """Why a line read by :func:`open_lines` is not UTF-8 text (None when it is)."""
     if line.isascii():
         return None
@@ -61,11 +74,17 @@ def not_utf8(line: str) -> str | None:
     if found is None:
         return None
     byte = ord(found.group()) - 0xDC00
-    return f"{_NOT_UTF8} (byte 0x{byte:02x} at column {found.start() + 1}): {_SAVE_AS_UTF8}"
+    return LineError(f"not UTF-8 text (byte 0x{byte:02x} at column {found.start() + 1})",
+                     _SAVE_AS_UTF8)  # fmt: skip
 
 
-def iter_json_lines(path: Path) -> Iterator[tuple[int, Any, str | None]]:
-    """Yield ``(line, parsed object or None, error message or None)``; skip blank lines."""
+def _not_json(error: json.JSONDecodeError) -> LineError:
+    return LineError(f"not valid JSON ({error.msg} at column {error.colno})")
+
+
+def iter_json_lines(path: Path) -> Iterator[tuple[int, Any, LineError | None]]:
+    """Yield ``(line, parsed object or None, why it is not JSON or None)``; skip blank
+    lines."""
     with open_lines(path) as handle:
         for number, line in enumerate(handle, start=1):
             if not line.strip():
@@ -76,7 +95,7 @@ def iter_json_lines(path: Path) -> Iterator[tuple[int, Any, str | None]]:
             try:
                 yield number, json.loads(line), None
             except json.JSONDecodeError as error:
-                yield number, None, f"not valid JSON ({error.msg} at column {error.colno})"
+                yield number, None, _not_json(error)
 
 
 def problems_from_validation(file: str, line: int, error: ValidationError) -> list[Problem]:
@@ -91,15 +110,11 @@ def problems_from_validation(file: str, line: int, error: ValidationError) -> li
 
 
 def _parse(
-    name: str, number: int, data: Any, json_error: str | None, model: type[M], kind: str
+    name: str, number: int, data: Any, json_error: LineError | None, model: type[M], kind: str
 ) -> tuple[M | None, list[Problem]]:
     """One line's record, or the problems that describe why there is none."""
     if json_error is not None:
-        if json_error.startswith(_NOT_UTF8):
-            message, _, fix = json_error.partition(": ")
-        else:
-            message, fix = json_error, f"each line must be one {kind} object"
-        return None, [Problem(name, number, None, message, fix=fix)]
+        return None, [json_error.problem(name, number, f"each line must be one {kind} object")]
     if not isinstance(data, dict):
         return None, [Problem(name, number, None, f"expected a JSON object ({kind})", data)]
     try:
@@ -147,8 +162,7 @@ def parse_line(
     escape) or the problems are exactly those :func:`load_records` would give.
     """
     if (encoding_error := not_utf8(line)) is not None:
-        message, _, fix = encoding_error.partition(": ")
-        return None, [Problem(name, number, None, message, fix=fix)]
+        return _parse(name, number, None, encoding_error, model, kind)
     try:
         return model.model_validate_json(line), []
     except ValidationError:
@@ -156,5 +170,5 @@ def parse_line(
     try:
         data, json_error = json.loads(line), None
     except json.JSONDecodeError as error:
-        data, json_error = None, f"not valid JSON ({error.msg} at column {error.colno})"
+        data, json_error = None, _not_json(error)
     return _parse(name, number, data, json_error, model, kind)

@@ -140,6 +140,13 @@ def test_missing_column_lists_the_columns(tmp_path: Path) -> None:
     with pytest.raises(InputError) as caught:
         import_logs(jsonl, ImportOptions())
     assert caught.value.problems[0].line == 2
+    jsonl.write_bytes(b'{"question": "caf\xe9?"}\n[1]\n')  # latin-1, then not an object
+    with pytest.raises(InputError) as caught:
+        import_logs(jsonl, ImportOptions())
+    latin1, listed = caught.value.problems
+    assert latin1.message == "not UTF-8 text (byte 0xe9 at column 18)"
+    assert latin1.fix is not None and "save the file as UTF-8" in latin1.fix
+    assert (listed.message, listed.fix) == ("expected a JSON object", "one log record per line")
 
 
 def test_bad_options() -> None:

@@ -177,16 +177,12 @@ def _read_jsonl(path: Path, options: ImportOptions) -> Iterator[_Row]:
     problems = []
     rows = []
     for line, record, error in iter_json_lines(path):
-        if error is not None or not isinstance(record, dict):
-            problems.append(
-                Problem(
-                    str(path),
-                    line,
-                    None,
-                    error or "expected a JSON object",
-                    fix="one log record per line",
-                )
-            )
+        if error is not None:
+            problems.append(error.problem(str(path), line, "one log record per line"))
+            continue
+        if not isinstance(record, dict):
+            problems.append(Problem(str(path), line, None, "expected a JSON object",
+                                    fix="one log record per line"))  # fmt: skip
             continue
         text = _lookup(record, options.column)
         category = _lookup(record, options.category_column) if options.category_column else None
