@@ -350,7 +350,7 @@ def _judge_progress(
             total = sum(1 for line in handle if not line.isspace())
     else:
         total = len(responses)
-    with judge_progress_bar(Console(stderr=True)) as bar:
+    with judge_progress_bar(Console(stderr=True, soft_wrap=True)) as bar:
         task = bar.add_task("judge", total=total, failures=0)
 
         def advance() -> None:

@@ -197,7 +197,7 @@ async def run_attempts(
     ``on_outcome`` is called from the event loop once per finished item-attempt. The adapter
     is not closed here: whoever built it closes it.
     """
-    console = Console(stderr=True)
+    console = Console(stderr=True, soft_wrap=True)
     _preflight(questions, adapter, settings, console)
     done_before = set(skip)
     planned = len(questions) * settings.attempts

@@ -267,7 +267,8 @@ async def _judged(pending: set[asyncio.Task[None]], scorer: AttemptScorer, progr
     if not waiting or not progress:
         await asyncio.gather(*waiting)
         return
-    with judge_progress_bar(Console(stderr=True)) as bar:  # failures: all of the run's
+    # the bar's failure count is the run's, not only these answers'
+    with judge_progress_bar(Console(stderr=True, soft_wrap=True)) as bar:
         task = bar.add_task("judge", total=len(waiting), failures=scorer.judge_failures)
         for finished in asyncio.as_completed(waiting):
             await finished

@@ -223,3 +223,17 @@ def test_score_with_a_judge_scores_the_judged_measures(mini: Path, tmp_path: Pat
         refused = runner.invoke(app, [*score_args(mini, tmp_path / "x"), *extra])
         assert refused.exit_code == 2 and message in " ".join(refused.output.split())
         assert not (tmp_path / "x").exists()
+
+
+def test_messages_and_paths_are_never_wrapped_on_a_narrow_terminal(
+    mini: Path, tmp_path: Path
+) -> None:
+    """A path in an error must survive a copy and paste: rich would wrap it at 40 columns
+    (or at 80 when output is not a terminal), splitting ``…/scorecard.json: file`` mid-path."""
+    deep = tmp_path / ("a-rather-long-folder-name-" * 3) / "missing-questions.jsonl"
+    args = score_args(mini, tmp_path / "out")
+    args[2] = str(deep)
+    result = runner.invoke(app, args, env={"COLUMNS": "40"})
+    assert result.exit_code == 2, result.output
+    lines = [line for line in result.output.splitlines() if str(deep) in line]
+    assert lines, f"the path is not on one line:\n{result.output}"

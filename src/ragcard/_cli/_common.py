@@ -16,8 +16,10 @@ from ragcard.errors import ConfigError, InputError, MissingExtraError
 P = ParamSpec("P")
 R = TypeVar("R")
 
-#: Diagnostics go to stderr; data and the scorecard to stdout.
-err = Console(stderr=True)
+#: Diagnostics go to stderr; data and the scorecard to stdout. Messages are never wrapped by
+#: ragcard (``soft_wrap``): a path or a command in an error must survive a copy and paste, and a
+#: log or a pipe must hold the message on one line; the terminal wraps it for the eye.
+err = Console(stderr=True, soft_wrap=True)
 
 EXIT_SHIP, EXIT_HOLD, EXIT_BAD_INPUT = 0, 1, 2
 

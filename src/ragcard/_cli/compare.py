@@ -123,7 +123,7 @@ def compare_command(
     """Compare a run with a baseline run: fail when a must-pass item or a measure regressed."""
     tolerances, default = parse_tolerances(tolerance or [])
     comparison = compare_runs(baseline, current, tolerances=tolerances, default_tolerance=default)
-    print_comparison(comparison, Console())
+    print_comparison(comparison, Console(soft_wrap=True))
     if markdown is not None:
         try:
             markdown.parent.mkdir(parents=True, exist_ok=True)

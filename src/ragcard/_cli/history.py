@@ -60,7 +60,7 @@ def history_command(
     if not entries:
         typer.echo(f"No runs recorded in the history at {where}.")
         return
-    Console().print(_runs_table(entries, where))
+    Console(soft_wrap=True).print(_runs_table(entries, where))
 
 
 @user_errors

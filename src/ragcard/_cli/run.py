@@ -110,9 +110,9 @@ def run_command(
         by=by,
         baseline=baseline,
     )
-    print_scorecard(result.scorecard, Console())
+    print_scorecard(result.scorecard, Console(soft_wrap=True))
     if result.comparison is not None:
-        print_comparison(result.comparison, Console())
+        print_comparison(result.comparison, Console(soft_wrap=True))
         err.print(
             f"wrote {result.out_dir}/comparison.md (fit for a pull-request comment)", markup=False
         )

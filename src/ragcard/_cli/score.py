@@ -88,7 +88,7 @@ def score_command(
         if callable(close):  # a local model, an LLM backend's cache
             close()
     if not quiet:
-        print_scorecard(result.scorecard, Console())
+        print_scorecard(result.scorecard, Console(soft_wrap=True))
     err.print(f"wrote {out}/scorecard.md, scorecard.json, results.jsonl", markup=False)
     raise typer.Exit(result.exit_code)
 

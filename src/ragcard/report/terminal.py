@@ -60,7 +60,7 @@ def _causes(card: Scorecard, limit: int = 6) -> Table:
 
 def print_scorecard(card: Scorecard, console: Console | None = None) -> None:
     """Print the scorecard summary; the full detail is in scorecard.md."""
-    console = console or Console(stderr=False)
+    console = console or Console(soft_wrap=True)
     header = card.header
     config = card.config
     console.rule(escape(f"ragcard · {header.get('project', '')}"))
