@@ -84,6 +84,20 @@ class PostgresServer:
         return f"postgresql+psycopg://{PG_USER}@127.0.0.1:{self.port}/{name}"
 
 
+def _temp_root(as_user: list[str]) -> str:
+    """A temporary folder the server's user can write in. As root, the server runs as
+    ``postgres``, which cannot enter a private ``TMPDIR`` (``mktemp -d`` makes it 0700): then
+    ``/tmp``, then the ``postgres`` user's home."""
+    candidates = [tempfile.gettempdir(), "/tmp"]
+    if as_user:
+        candidates.append(pwd.getpwnam(as_user[2]).pw_dir)
+    for candidate in candidates:
+        probe = subprocess.run([*as_user, "test", "-w", candidate, "-a", "-x", candidate])
+        if probe.returncode == 0:
+            return candidate
+    pytest.fail(f"no temporary folder the PostgreSQL user can write in: tried {candidates}")
+
+
 @pytest.fixture(scope="session")
 def postgres_server() -> Iterator[PostgresServer]:
     """Start PostgreSQL for the session (as the ``postgres`` user when tests run as root)."""
@@ -98,7 +112,7 @@ def postgres_server() -> Iterator[PostgresServer]:
         except KeyError:
             pytest.skip("running as root and there is no 'postgres' user to run initdb as")
         as_user = ["runuser", "-u", "postgres", "--"]
-    base = Path(tempfile.mkdtemp(prefix="ragcard-pg-"))
+    base = Path(tempfile.mkdtemp(prefix="ragcard-pg-", dir=_temp_root(as_user)))
     data, sockets = base / "data", base / "sockets"
     sockets.mkdir()
     if owner is not None:
