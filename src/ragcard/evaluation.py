@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import functools
 import shutil
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -127,12 +128,16 @@ def load_inputs(
     *,
     question_set_version: str | None = None,
     corpus_version: str | None = None,
+    non_abstaining_flags: Iterable[str] = (),
 ) -> Inputs:
-    """Load all three inputs, reporting the problems of every file together."""
+    """Load all three inputs, reporting the problems of every file together.
+    ``non_abstaining_flags``: the flags the configuration says are not abstentions (they
+    decide which items are answerable by default)."""
     problems: list[Problem] = []
     loaded: dict[str, Any] = {}
+    flags = frozenset(non_abstaining_flags)
     for name, loader, path in (
-        ("questions", load_questions, questions),
+        ("questions", functools.partial(load_questions, non_abstaining_flags=flags), questions),
         ("corpus", load_corpus, corpus),
     ):
         try:
@@ -150,6 +155,13 @@ def load_inputs(
         question_set_version,
         corpus_version,
     )
+
+
+def apply_flag_rule(questions: QuestionSet, settings: ScoringSettings) -> None:
+    """Judge every item's answerability by the run's non-abstaining flags (the one flag rule
+    of :func:`ragcard.questions.is_abstention_flag`, as for raised flags)."""
+    for question in questions.questions:
+        question.with_flag_rule(settings.non_abstaining_flags)
 
 
 def scoring_settings(
@@ -297,6 +309,7 @@ def score_responses(
     out_dir = Path(out_dir)
     by_id = inputs.questions.by_id()
     settings = scoring_settings(run_date, k, non_abstaining_flags, False, judge)
+    apply_flag_rule(inputs.questions, settings)
     scorer = AttemptScorer(by_id, inputs.corpus, settings, layers or default_layers(), judge)
     check_measures(inputs.thresholds, scorer.acc.specs, breakdown_labels(inputs.questions))
     stream: RecordedResponses | None = None

@@ -28,6 +28,7 @@ from ragcard.errors import ConfigError, InputError, Problem
 from ragcard.evaluation import (
     EvaluationResult,
     Inputs,
+    apply_flag_rule,
     breakdown_labels,
     config_block,
     judge_block,
@@ -107,6 +108,7 @@ def run_evaluation(
     settings = scoring_settings(
         run.run_date, run.k, run.non_abstaining_flags, retrieval_only, judge
     )
+    apply_flag_rule(inputs.questions, settings)
     adapter = build_adapter(spec)
     frozen = {
         "questions": inputs.questions.sha256,

@@ -33,6 +33,7 @@ from ragcard.metrics.base import (
     Unscored,
 )
 from ragcard.metrics.citation import CitationLayer
+from ragcard.metrics.correctness import CorrectnessLayer
 from ragcard.metrics.currency import CurrencyLayer
 from ragcard.metrics.operations import OperationsLayer
 from ragcard.metrics.relevance import RelevanceLayer
@@ -65,6 +66,7 @@ def default_layers() -> tuple[Layer, ...]:
         AccessLayer(),
         AttributionLayer(),
         RelevanceLayer(),
+        CorrectnessLayer(),
         RubricLayer(),
         OperationsLayer(),
     )
@@ -339,20 +341,25 @@ class ScoreAccumulator:
                 column.trials.frombytes(trials)
 
     def summarise(
-        self, keep: Callable[[Question], bool] | None = None
+        self,
+        keep: Callable[[Question], bool] | None = None,
+        names: Sequence[str] | None = None,
     ) -> dict[str, MetricValue | Unscored]:
-        """Aggregate every metric over the items ``keep`` selects (all by default)."""
-        if keep is None and self._summary is not None:
+        """Aggregate every metric (or those ``names`` lists) over the items ``keep`` selects
+        (all by default)."""
+        whole = keep is None and names is None
+        if whole and self._summary is not None:
             return dict(self._summary)
         tables = self._gather()
         mask = None
         if keep is not None:
             selected = (keep(i.question) for i in self.items.values())
             mask = np.fromiter(selected, dtype=bool, count=len(self.items))
+        chosen = self.specs if names is None else {n: self.specs[n] for n in names}
         summary = {
-            name: self._aggregate(spec, tables.get(name), mask) for name, spec in self.specs.items()
+            name: self._aggregate(spec, tables.get(name), mask) for name, spec in chosen.items()
         }
-        if keep is None:
+        if whole:
             self._summary = summary
         return dict(summary)
 

@@ -11,7 +11,13 @@ from typing import Any
 import pytest
 
 from ragcard.evaluation import load_inputs, score_responses
-from ragcard.judges.base import JudgeContext, JudgeError, JudgeIdentity, Verdict
+from ragcard.judges.base import (
+    JudgeContext,
+    JudgeError,
+    JudgeIdentity,
+    Verdict,
+    correctness_verdict,
+)
 from ragcard.judges.fake import FakeJudge
 from ragcard.metrics.base import NEEDS_JUDGE
 from ragcard.metrics.judged import JudgedAnswer
@@ -135,7 +141,8 @@ def test_rubric_caps_an_answer_that_misses_the_question_without_an_expected_answ
     assert rubric_level(faithful, 1.0) == 3
     assert rubric_level(JudgedAnswer(sentences, (YES,), relevance=NO), 1.0) == 1
     assert rubric_level(JudgedAnswer(sentences, (YES,)), 1.0) == 3  # not asked: no cap
-    with_expected = JudgedAnswer(sentences, (YES,), correctness=YES, relevance=NO)
+    correct = correctness_verdict("correct", 1.0, "states 25 days")
+    with_expected = JudgedAnswer(sentences, (YES,), correctness=correct, relevance=NO)
     assert rubric_level(with_expected, 1.0) == 3  # correctness already says it answers
 
 

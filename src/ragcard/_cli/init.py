@@ -25,9 +25,10 @@ thresholds = "thresholds.toml"
 type = "callable"
 function = "my_agent:answer"
 
-# The judge behind faithfulness, citation accuracy and the rubric. "auto" = the best offline
-# judge installed: "ensemble" with pip install 'ragcard[embed]', "lexical" without it. Name a
-# backend ("lexical", "ensemble", "local", "llm") to pin it; delete this table for no judge.
+# The judge behind answer correctness, faithfulness, citation accuracy and the rubric.
+# "auto" = the best offline judge, "ensemble" (part of the default install, so every machine
+# decides alike). Name a backend ("lexical", "ensemble", "local", "llm") to pin it; delete
+# this table for no judge.
 [judge]
 backend = "auto"
 

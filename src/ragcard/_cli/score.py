@@ -65,7 +65,9 @@ def score_command(
     """Score recorded responses (SPEC §1.4) and decide ship/hold; exit 0 ship, 1 hold."""
     if judge_option and judge is None:
         raise ConfigError("--judge-option goes with --judge NAME")
-    inputs = load_inputs(questions, corpus, thresholds)
+    inputs = load_inputs(
+        questions, corpus, thresholds, non_abstaining_flags=non_abstaining_flag or ()
+    )
     day = _date(run_date) if run_date else None
     chosen = None
     if judge is not None:

@@ -14,6 +14,15 @@ from ragcard.report.scorecard import Scorecard
 __all__ = ["format_value", "judge_summary", "render_markdown"]
 
 
+def _share_cell(value: dict[str, Any] | None) -> str:
+    """A per-category rate: share, count of items; a dash when not scored there."""
+    if not value:
+        return "–"
+    ci = value.get("ci")
+    interval = f" [{ci[0]:.2f}, {ci[1]:.2f}]" if ci else ""
+    return f"{value['value']:.2f}{interval} (n={value['n']})"
+
+
 def _cell(value: object) -> str:
     """A table cell: None as a dash, mappings as compact JSON, pipes escaped."""
     if value is None or value == "":
@@ -253,12 +262,14 @@ def render_markdown(card: Scorecard) -> str:
         "",
         "## Categories",
         "",
-        "| Category | Items | Failing items | Note |",
-        "|---|---|---|---|",
+        "| Category | Items | Failing items | Answers correct | Answers wrong | Note |",
+        "|---|---|---|---|---|---|",
     ]
+    small = "fewer than 20 items: one failure moves the rate by more than 5 points"
     out += [
         f"| {c['category']} | {c['items']} | {c['failing_items']} | "
-        f"{'fewer than 20 items: one failure moves the rate by more than 5 points' if c['below_20'] else ''} |"  # noqa: E501
+        f"{_share_cell(c.get('answer_correctness'))} | {_share_cell(c.get('answer_wrong'))} | "
+        f"{small if c['below_20'] else ''} |"
         for c in card.categories
     ]
     out += ["", "## Failures by likely cause", "", *_diagnosis_rows(card.causes)]
