@@ -62,7 +62,8 @@ def score_command(
         ),
     ] = None,
 ) -> None:
-    """Score recorded responses (SPEC §1.4) and decide ship/hold; exit 0 ship, 1 hold."""
+    """Score recorded responses (docs/formats.md#responsesjsonl) and decide ship/hold; exit 0
+    ship, 1 hold."""
     if judge_option and judge is None:
         raise ConfigError("--judge-option goes with --judge NAME")
     inputs = load_inputs(questions, corpus, thresholds)
