@@ -10,17 +10,18 @@ ragcard.toml: ``type = "callable"``, ``function = "my_agent:answer"``). The requ
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).parent
 CORPUS = [json.loads(line) for line in (HERE / "corpus.jsonl").read_text().splitlines()]
 STOPWORDS = set("a an and the of to for do i is in at my can what when how which get".split())
 
 
-def words(text):
+def words(text: str) -> set[str]:
     return {w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in STOPWORDS}
 
 
-def answer(request):
+def answer(request: dict[str, Any]) -> dict[str, Any]:
     asked = words(request["question"])
     visible = [
         p for p in CORPUS
