@@ -21,6 +21,7 @@ from ragcard._cli._common import EXIT_HOLD, EXIT_SHIP, err, user_errors
 from ragcard.baseline import Comparison, compare_runs
 from ragcard.errors import ConfigError
 from ragcard.report.comparison import format_measure, render_comparison_markdown
+from ragcard.report.junit import comparison_suites, write_junit
 
 _STYLE = {"regressed": "bold red", "worse": "yellow", "improved": "green", "unchanged": "dim"}
 
@@ -152,6 +153,15 @@ def compare_command(
         Path | None,
         typer.Option("--markdown", metavar="FILE", help="also write a pull-request summary"),
     ] = None,
+    junit: Annotated[
+        Path | None,
+        typer.Option(
+            "--junit",
+            metavar="FILE",
+            help="also write JUnit XML for CI: a test case per measure and per must-pass item "
+            "of the current run, regressions as failures (docs/ci.md)",
+        ),
+    ] = None,
 ) -> None:
     """Compare a run with a baseline run: fail when a must-pass item or a measure regressed."""
     tolerances, default = parse_tolerances(tolerance or [])
@@ -164,4 +174,7 @@ def compare_command(
         except OSError as error:
             raise ConfigError(f"--markdown {markdown}: cannot write it ({error})") from None
         err.print(f"wrote {markdown}", highlight=False)
+    if junit is not None:
+        written = write_junit(comparison_suites(comparison, current), junit)
+        err.print(f"wrote {written}", markup=False, highlight=False)
     raise typer.Exit(EXIT_SHIP if comparison.gate == "pass" else EXIT_HOLD)

@@ -11,6 +11,7 @@ from rich.console import Console
 from ragcard._cli._common import err, parse_options, user_errors
 from ragcard._cli.compare import print_comparison
 from ragcard.errors import ConfigError
+from ragcard.report.junit import comparison_suites, run_suites, write_junit
 from ragcard.report.terminal import print_scorecard
 from ragcard.running import run_evaluation
 
@@ -87,6 +88,15 @@ def run_command(
             "regression gate exits 1"
         ),
     ] = None,
+    junit: Annotated[
+        Path | None,
+        typer.Option(
+            "--junit",
+            metavar="FILE",
+            help="also write JUnit XML for CI: a test case per threshold and per must-pass "
+            "item, failures with their evidence (docs/ci.md)",
+        ),
+    ] = None,
 ) -> None:
     """Run the agent of a project on its questions, score every layer and decide ship/hold."""
     if attempts is not None and attempts < 3:
@@ -121,4 +131,9 @@ def run_command(
         + (f"; run saved as {result.eval_path}" if result.eval_path else ""),
         markup=False,
     )
+    if junit is not None:
+        suites = run_suites(result.out_dir)
+        if result.comparison is not None:
+            suites += comparison_suites(result.comparison, result.out_dir)
+        err.print(f"wrote {write_junit(suites, junit)}", markup=False, highlight=False)
     raise typer.Exit(result.exit_code)
