@@ -10,6 +10,7 @@ from ragcard import __version__
 from ragcard._cli.compare import compare_command
 from ragcard._cli.governance import stale_command, thresholds_app
 from ragcard._cli.history import history_command, ship_command
+from ragcard._cli.importing import import_app
 from ragcard._cli.init import init_command
 from ragcard._cli.judges import judges_app
 from ragcard._cli.judges_local import install_local_command
@@ -64,3 +65,4 @@ judges_app.command("install-local")(install_local_command)
 app.add_typer(judges_app, name="judges", help="Judges: measure them against human labels.")
 app.add_typer(questions_app, name="questions", help="Golden-set tooling: check, split, "
               "agreement, import.")
+app.add_typer(import_app, name="import")
