@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from ragcard._cli._common import err, parse_options, user_errors
+from ragcard._cli._common import JunitOption, err, parse_options, user_errors
 from ragcard._cli.compare import print_comparison
 from ragcard.errors import ConfigError
 from ragcard.report.junit import comparison_suites, run_suites, write_junit
@@ -88,15 +88,7 @@ def run_command(
             "regression gate exits 1"
         ),
     ] = None,
-    junit: Annotated[
-        Path | None,
-        typer.Option(
-            "--junit",
-            metavar="FILE",
-            help="also write JUnit XML for CI: a test case per threshold and per must-pass "
-            "item, failures with their evidence (docs/ci.md)",
-        ),
-    ] = None,
+    junit: JunitOption = None,
 ) -> None:
     """Run the agent of a project on its questions, score every layer and decide ship/hold."""
     if attempts is not None and attempts < 3:

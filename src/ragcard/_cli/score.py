@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from ragcard._cli._common import err, parse_options, user_errors
+from ragcard._cli._common import JunitOption, err, parse_options, user_errors
 from ragcard.errors import ConfigError
 from ragcard.evaluation import load_inputs, score_responses
 from ragcard.project import judge_from_spec
@@ -62,15 +62,7 @@ def score_command(
             "repeatable), e.g. --judge-option base_url=http://127.0.0.1:8080/v1",
         ),
     ] = None,
-    junit: Annotated[
-        Path | None,
-        typer.Option(
-            "--junit",
-            metavar="FILE",
-            help="also write JUnit XML for CI: a test case per threshold and per must-pass "
-            "item, failures with their evidence (docs/ci.md)",
-        ),
-    ] = None,
+    junit: JunitOption = None,
 ) -> None:
     """Score recorded responses (docs/formats.md#responsesjsonl) and decide ship/hold; exit 0
     ship, 1 hold."""
