@@ -84,7 +84,7 @@ def test_fake_judge_scores_relevance_over_answered_attempts(mini: Path, tmp_path
     md = (tmp_path / "scorecard.md").read_text()
     assert "| relevance | `answer_relevance` | 1.000" in md
     assert "the judge, from the answer text (fake): 4" in md
-    assert "also judges relevance (fake: marker 'OFF_TOPIC')" in md
+    assert "also judges relevance: fake: marker 'OFF_TOPIC'" in md
 
 
 def test_off_topic_answer_is_a_zero_with_a_diagnosis(mini: Path, tmp_path: Path) -> None:

@@ -9,10 +9,11 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from ragcard._cli._common import err, parse_options, user_errors
+from ragcard._cli._common import JunitOption, err, parse_options, user_errors
 from ragcard.errors import ConfigError
 from ragcard.evaluation import load_inputs, score_responses
 from ragcard.project import judge_from_spec
+from ragcard.report.junit import run_suites, write_junit
 from ragcard.report.terminal import print_scorecard
 
 
@@ -61,8 +62,10 @@ def score_command(
             "repeatable), e.g. --judge-option base_url=http://127.0.0.1:8080/v1",
         ),
     ] = None,
+    junit: JunitOption = None,
 ) -> None:
-    """Score recorded responses (SPEC §1.4) and decide ship/hold; exit 0 ship, 1 hold."""
+    """Score recorded responses (docs/formats.md#responsesjsonl) and decide ship/hold; exit 0
+    ship, 1 hold."""
     if judge_option and judge is None:
         raise ConfigError("--judge-option goes with --judge NAME")
     inputs = load_inputs(
@@ -92,6 +95,8 @@ def score_command(
     if not quiet:
         print_scorecard(result.scorecard, Console(soft_wrap=True))
     err.print(f"wrote {out}/scorecard.md, scorecard.json, results.jsonl", markup=False)
+    if junit is not None:
+        err.print(f"wrote {write_junit(run_suites(out), junit)}", markup=False, highlight=False)
     raise typer.Exit(result.exit_code)
 
 

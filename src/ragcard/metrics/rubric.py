@@ -108,6 +108,7 @@ class RubricLayer:
                 True,
                 "share of answer sentences the retrieved passages support",
                 NEEDS_JUDGE,
+                share=True,
             ),
             MetricSpec(
                 "must_pass_zeros",

@@ -117,6 +117,9 @@ class Scorecard:
     flaky: list[dict[str, Any]]
     #: attempts by what decided whether they abstained: field, flag, judge, phrases
     abstention_sources: dict[str, int] = field(default_factory=dict)
+    #: a measure whose every item value equals an earlier one's (same items, same verdicts) →
+    #: that measure; the reports show the two as one row
+    same_as: dict[str, str] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -145,6 +148,7 @@ class Scorecard:
             "errors": self.errors,
             "flaky": self.flaky,
             "abstention_sources": self.abstention_sources,
+            "same_as": self.same_as,
         }
 
 
@@ -282,4 +286,5 @@ def build_scorecard(
         errors=errors,
         flaky=_flaky(acc, tally),
         abstention_sources=dict(tally.abstention_sources.most_common()),
+        same_as=acc.same_values(),
     )
