@@ -30,6 +30,7 @@ from ragcard.judges.base import Judge
 from ragcard.judges.metaeval.calibration import calibration_line
 from ragcard.metrics.abstention import flag_label
 from ragcard.metrics.base import AttemptFailure, Layer, ScoringSettings
+from ragcard.metrics.recorded import RECORDED_BREAKDOWNS, recorded_placeholders, with_recorded
 from ragcard.questions import Question, QuestionSet, load_questions
 from ragcard.report.markdown import render_markdown
 from ragcard.report.scorecard import Scorecard, build_scorecard
@@ -65,7 +66,7 @@ def breakdown_labels(questions: QuestionSet) -> dict[str, set[str]]:
     items = questions.by_id().values()
     return {
         name: {found for q in items if (found := label(q)) is not None}
-        for name, label in BREAKDOWN_LABELS.items()
+        for name, label in {**BREAKDOWN_LABELS, **RECORDED_BREAKDOWNS}.items()
     }
 
 
@@ -244,7 +245,15 @@ def write_outputs(
     breakdowns = {
         name: scorer.acc.breakdown(name) for name in BREAKDOWN_METRICS if name in scorer.acc.specs
     }
-    decision = decide(thresholds, metrics, breakdowns, scorer.acc.specs, extra_reasons)
+    # measures recorded after the run (blind review) are unscored until then, and say why
+    later, later_breakdowns = recorded_placeholders([t.measure for t in thresholds.items])
+    decision = decide(
+        thresholds,
+        {**later, **metrics},
+        {**later_breakdowns, **breakdowns},
+        with_recorded(scorer.acc.specs),
+        extra_reasons,
+    )
     card = build_scorecard(header, config, decision, scorer.acc, scorer.tally, BREAKDOWN_METRICS)
     out_dir.mkdir(parents=True, exist_ok=True)
     _write_json(out_dir / "scorecard.json", card.to_json())
@@ -298,7 +307,9 @@ def score_responses(
     by_id = inputs.questions.by_id()
     settings = scoring_settings(run_date, k, non_abstaining_flags, False, judge)
     scorer = AttemptScorer(by_id, inputs.corpus, settings, layers or default_layers(), judge)
-    check_measures(inputs.thresholds, scorer.acc.specs, breakdown_labels(inputs.questions))
+    check_measures(
+        inputs.thresholds, with_recorded(scorer.acc.specs), breakdown_labels(inputs.questions)
+    )
     stream: RecordedResponses | None = None
     if isinstance(responses, str | Path):
         stream = RecordedResponses(Path(responses), by_id)

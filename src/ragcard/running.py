@@ -38,6 +38,7 @@ from ragcard.governance import check_lock, declared_inputs
 from ragcard.history import HistoryStore, RunEntry
 from ragcard.judges.base import Judge
 from ragcard.metrics.base import AttemptFailure
+from ragcard.metrics.recorded import with_recorded
 from ragcard.project import build_run_judge, freeze, load_project_inputs, project_history_url
 from ragcard.questions import Question
 from ragcard.report.comparison import render_comparison_markdown
@@ -123,7 +124,9 @@ def run_evaluation(
     scorer = AttemptScorer(
         inputs.questions.by_id(), inputs.corpus, settings, default_layers(), judge
     )
-    check_measures(inputs.thresholds, scorer.acc.specs, breakdown_labels(inputs.questions))
+    check_measures(
+        inputs.thresholds, with_recorded(scorer.acc.specs), breakdown_labels(inputs.questions)
+    )
     previous = _prepare_out(out, results_path, frozen, resume, fresh, scorer)
     run_settings = RunSettings(
         attempts=run.attempts,

@@ -1,0 +1,142 @@
+"""``ragcard review …``: people in the loop — blind-review packets, the review app, importing
+the ratings into the run, and the action each answer rated wrong must get.
+
+Each command parses its options and calls :mod:`ragcard.review`; results to stdout,
+diagnostics to stderr; bad input exits 2; ``import`` and ``act`` exit 0 when the run's
+decision is ship and 1 when it holds.
+"""
+
+from __future__ import annotations
+
+import getpass
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+
+from ragcard._cli._common import err, user_errors
+from ragcard._cli.history import DbOption, resolve_history_url
+from ragcard.history import HistoryStore
+from ragcard.review import act_on_item, ensure_recorded, import_review, load_run, make_packet
+from ragcard.review.records import ACTIONS, record_packet
+
+__all__ = ["review_app"]
+
+review_app = typer.Typer(
+    help="People in the loop: blind review packets, the review app, import, actions.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+_RUN = typer.Argument(metavar="RUN", help="a run's output folder (scorecard.json, results.jsonl)")
+_PACKET = typer.Argument(metavar="PACKET", help="the packet folder `ragcard review make` wrote")
+ProjectOption = Annotated[
+    Path,
+    typer.Option("--project", help="project folder (its ragcard-history.sqlite is the default)"),
+]
+
+
+@review_app.command("make")
+@user_errors
+def make_command(
+    run: Annotated[Path, _RUN],
+    out: Annotated[Path, typer.Option("--out", help="folder to write the packet to")],
+    n: Annotated[int, typer.Option("--n", help="generated answers to draw")] = 50,
+    controls: Annotated[int, typer.Option(help="authored answers mixed in as controls")] = 5,
+    seed: Annotated[
+        int | None, typer.Option(help="seed of the draw (default: random, kept in the key)")
+    ] = None,
+    key: Annotated[
+        Path | None,
+        typer.Option(help="where to write the sealed key (default: RUN/review/<packet>.key.json)"),
+    ] = None,
+    questions: Annotated[Path | None, typer.Option(help="the run's question set, if moved")] = None,
+    corpus: Annotated[Path | None, typer.Option(help="the run's corpus, if moved")] = None,
+    project: ProjectOption = Path("."),
+    db: DbOption = None,
+) -> None:
+    """Draw a blind-review packet from a run: answers stratified by category, controls mixed
+    in, shuffled; nothing that identifies the system or its scores."""
+    data = load_run(run, questions=questions, corpus=corpus)
+    made = make_packet(data, out, n=n, controls=controls, seed=seed, key_path=key)
+    with HistoryStore(resolve_history_url(project, db)) as store:
+        entry = ensure_recorded(store, run, data.scorecard)
+        record_packet(
+            store,
+            packet_id=made.key.packet_id,
+            run_id=entry.id,
+            project=entry.project,
+            kind="blind",
+            packet_dir=str(out.resolve()),
+            key_path=str(made.key_path.resolve()),
+            items=len(made.packet.items),
+        )
+    for note in made.notes:
+        err.print(f"[yellow]note:[/] {escape(note)}", highlight=False)
+    err.print(f"sealed key: {made.key_path} (keep it away from the reviewers)", markup=False,
+              highlight=False)  # fmt: skip
+    typer.echo(
+        f"packet {made.key.packet_id}: {len(made.packet.items)} items ({n} generated, "
+        f"{controls} controls) in {out} (packet.jsonl, packet.csv)"
+    )
+
+
+@review_app.command("import")
+@user_errors
+def import_command(
+    packet: Annotated[Path, _PACKET],
+    key: Annotated[
+        Path | None, typer.Option(help="the packet's key (default: as recorded in the history)")
+    ] = None,
+    ratings: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--ratings",
+            help="a rated packet.csv or ratings .jsonl (repeatable); the review app's "
+            "ratings are read from the packet folder",
+        ),
+    ] = None,
+    by: Annotated[str | None, typer.Option(help="who imports (default: the OS user)")] = None,
+    project: ProjectOption = Path("."),
+    db: DbOption = None,
+) -> None:
+    """Unblind the ratings, record the review measures in the run's scorecard and history,
+    and decide the run again (exit 0 ship, 1 hold)."""
+    with HistoryStore(resolve_history_url(project, db)) as store:
+        outcome = import_review(packet, store, key_path=key, rating_files=ratings or [],
+                                by=by or getpass.getuser())  # fmt: skip
+    card = outcome.scorecard
+    typer.echo(card.header["review"]["line"])
+    for note in outcome.notes:
+        err.print(f"[yellow]note:[/] {escape(note)}", highlight=False)
+    _decision(card.decision.decision, card.decision.reasons)
+    raise typer.Exit(outcome.exit_code)
+
+
+@review_app.command("act")
+@user_errors
+def act_command(
+    run: Annotated[str, typer.Argument(metavar="RUN", help="run id, id prefix or folder")],
+    item: Annotated[str, typer.Argument(metavar="ITEM", help="the question id rated wrong")],
+    action: Annotated[str, typer.Option(help=f"one of {', '.join(ACTIONS)}")],
+    by: Annotated[str, typer.Option(help="who decided it")],
+    why: Annotated[str, typer.Option(help="what was done and why")],
+    project: ProjectOption = Path("."),
+    db: DbOption = None,
+) -> None:
+    """Record what an answer rated wrong becomes (a corpus fix, a rule or an authored answer);
+    the run cannot ship until every answer rated wrong has one."""
+    with HistoryStore(resolve_history_url(project, db)) as store:
+        card = act_on_item(store, run, item, action, by, why)
+    typer.echo(card.header["review"]["line"])
+    _decision(card.decision.decision, card.decision.reasons)
+    raise typer.Exit(0 if card.decision.decision == "ship" else 1)
+
+
+def _decision(decision: str, reasons: tuple[str, ...]) -> None:
+    colour = "green" if decision == "ship" else "red"
+    err.print(f"[bold {colour}]Decision: {decision.upper()}[/]")
+    for reason in reasons:
+        err.print(f"  • {escape(reason)}", highlight=False)
