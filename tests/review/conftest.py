@@ -4,8 +4,12 @@ restricted passage, tier-B sources, and the answer-correctness verdicts of SPEC 
 
 from __future__ import annotations
 
+import contextlib
 import json
-from collections.abc import Callable
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -186,10 +190,10 @@ def _responses() -> list[dict[str, Any]]:
                             "here; please call the helpline.", "flag": FLAGS[item],
                             "abstained": True, "meta": meta})  # fmt: skip
                 continue
-            cited = gold[0]
+            cited = [gold[0], "STAFF-1"] if item == "Q03" else [gold[0]]  # a restricted one
             out.append({"item": item, "attempt": attempt,
-                        "answer": f"It is in the letters [{cited}]. STAFF-1 says nothing.",
-                        "retrieved": [*gold, "STAFF-1"], "citations": [cited],
+                        "answer": f"It is in the letters [{cited[0]}]. STAFF-1 says nothing.",
+                        "retrieved": [*gold, "STAFF-1"], "citations": cited,
                         "abstained": False, "meta": meta, "latency_ms": 120})  # fmt: skip
     return out
 
@@ -260,3 +264,32 @@ def scored_run(tmp_path: Path) -> Callable[..., Path]:
         return out
 
     return make
+
+
+@contextlib.contextmanager
+def serving(app: Any) -> Iterator[str]:
+    """Serve an ASGI app with uvicorn on a free loopback port, in a thread; yields its URL."""
+    uvicorn = pytest.importorskip("uvicorn", reason="the review extra is not installed")
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError("the review app did not start")
+        time.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(10)
+        sock.close()
+
+
+@pytest.fixture
+def serve() -> Callable[[Any], contextlib.AbstractContextManager[str]]:
+    """``with serve(app) as url:`` — the app on a real loopback server."""
+    return serving

@@ -84,7 +84,8 @@ def test_restricted_passages_are_redacted_from_the_csv(
     assert {"packet_item", "reviewer", "rating", "voice", "attributed", "comment"} <= set(rows[0])
     assert all("Curators only" not in r["passages"] for r in rows)
     jsonl = (tmp_path / "p" / "packet.jsonl").read_text()
-    assert "Curators only" not in jsonl  # never cited by these answers: not in the packet
+    assert "Curators only" in jsonl  # the app shows it to reviewers whose role allows it
+    assert any("[restricted to curator: rate it in the review app]" in r["passages"] for r in rows)
 
 
 def test_refusals_name_the_fix(scored_run: Callable[..., Path], tmp_path: Path) -> None:

@@ -17,6 +17,7 @@ from rich.markup import escape
 
 from ragcard._cli._common import err, user_errors
 from ragcard._cli.history import DbOption, resolve_history_url
+from ragcard.errors import ConfigError, MissingExtraError
 from ragcard.history import HistoryStore
 from ragcard.review import act_on_item, ensure_recorded, import_review, load_run, make_packet
 from ragcard.review.records import ACTIONS, record_packet
@@ -81,6 +82,61 @@ def make_command(
         f"packet {made.key.packet_id}: {len(made.packet.items)} items ({n} generated, "
         f"{controls} controls) in {out} (packet.jsonl, packet.csv)"
     )
+
+
+@review_app.command("serve")
+@user_errors
+def serve_command(
+    packet: Annotated[Path, _PACKET],
+    reviewer: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--reviewer",
+            metavar="NAME[:ROLE]",
+            help="add a reviewer (repeatable); ROLE decides "
+            "which restricted passages they may read (default: public)",
+        ),
+    ] = None,
+    new_token: Annotated[
+        bool,
+        typer.Option(help="give the --reviewer(s) named a new link (their old one stops working)"),
+    ] = False,
+    host: Annotated[str, typer.Option(help="address to listen on")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="port to listen on")] = 8765,
+    no_serve: Annotated[
+        bool, typer.Option("--no-serve", help="add reviewers, print their links and exit")
+    ] = False,
+) -> None:
+    """Serve a packet to its reviewers: one link each, one item at a time, autosaved; nothing
+    that identifies the system or its scores reaches the browser. Needs the review extra."""
+    from ragcard.review.app import create_app
+    from ragcard.review.packet import load_packet
+    from ragcard.review.store import STORE_FILE, ReviewStore
+
+    loaded = load_packet(packet)
+    store = ReviewStore(loaded.folder / STORE_FILE)
+    base = f"http://{'localhost' if host in ('127.0.0.1', '::1') else host}:{port}"
+    for spec in reviewer or []:
+        name, _, role = spec.partition(":")
+        token = store.add_reviewer(name, role or "public", new_token=new_token)
+        if token is None:
+            err.print(f"{name}: already a reviewer (their link stands; --new-token to replace it)",
+                      markup=False, highlight=False)  # fmt: skip
+        else:
+            typer.echo(f"{name.strip()}: {base}/r/{token}")
+    if no_serve:
+        return
+    if not store.reviewers():
+        raise ConfigError("no reviewer yet: add one with --reviewer NAME[:ROLE]")
+    app = create_app(loaded.folder)
+    try:
+        import uvicorn
+    except ImportError:
+        raise MissingExtraError("uvicorn", "review", "The review app") from None
+
+    err.print(f"serving packet {loaded.manifest.packet_id} on {base} (Ctrl-C to stop)",
+              markup=False, highlight=False)  # fmt: skip
+    uvicorn.run(app, host=host, port=port, log_level="warning")
 
 
 @review_app.command("import")

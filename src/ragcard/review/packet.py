@@ -96,8 +96,10 @@ class PacketItem(BaseModel):
     program: str | None = None
     answer: str
     passages: list[PacketPassage] = Field(default_factory=list)
-    #: grading queues show what the answer should say; blind packets never do
+    #: grading queues show what the answer should say, and its sentences to label one by
+    #: one; blind packets never do
     expected_answer: str | None = None
+    sentences: list[str] | None = None
 
 
 class PacketManifest(BaseModel):
