@@ -11,6 +11,7 @@ from ragcard._cli.init import init_command
 from ragcard._cli.judges import judges_app
 from ragcard._cli.judges_local import install_local_command
 from ragcard._cli.questions import questions_app
+from ragcard._cli.report import report_command
 from ragcard._cli.review import review_app
 from ragcard._cli.run import run_command
 from ragcard._cli.score import score_command
@@ -33,6 +34,7 @@ app.command("compare")(compare_command)
 app.command("history")(history_command)
 app.command("ship")(ship_command)
 app.command("stale")(stale_command)
+app.command("report")(report_command)
 app.add_typer(thresholds_app, name="thresholds")
 app.command("sign")(sign_command)
 app.command("verify")(verify_command)

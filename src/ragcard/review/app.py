@@ -220,7 +220,7 @@ def create_app(packet_dir: Path) -> Starlette:
         name = str(request.path_params["name"])
         if name not in _STATIC:
             return pages.not_found()
-        body = resources.files("ragcard.review").joinpath("static", name).read_bytes()
+        body = resources.files("ragcard.review").joinpath("static").joinpath(name).read_bytes()
         return Response(body, media_type=_STATIC[name], headers=SECURITY_HEADERS)
 
     routes = [
