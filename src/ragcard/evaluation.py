@@ -289,6 +289,7 @@ def score_responses(
     kit: str = "knowledge-base",
     workers: int | None = None,
     progress: bool = False,
+    header: dict[str, Any] | None = None,
 ) -> EvaluationResult:
     """Score recorded responses (SPEC §1.4) without calling any agent.
 
@@ -301,7 +302,8 @@ def score_responses(
 
     Without a judge, a large file is scored on ``workers`` processes (default: one per core,
     for files of 4 MiB or more; see :mod:`ragcard._parallel`), with the same outputs. With a
-    judge and ``progress``, a bar on stderr counts the answers judged.
+    judge and ``progress``, a bar on stderr counts the answers judged. ``header`` adds fields
+    to the scorecard's header (``ragcard score`` adds the label amendments there).
     """
     out_dir = Path(out_dir)
     by_id = inputs.questions.by_id()
@@ -341,7 +343,7 @@ def score_responses(
         inputs.thresholds,
         config,
         out_dir,
-        {"project": project, "kit": kit},
+        {"project": project, "kit": kit, **(header or {})},
         results_path,
         None,
     )

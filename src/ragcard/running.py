@@ -34,6 +34,7 @@ from ragcard.evaluation import (
     scoring_settings,
     write_outputs,
 )
+from ragcard.goldset.labellog import checked_labels
 from ragcard.governance import check_lock, declared_inputs
 from ragcard.history import HistoryStore, RunEntry
 from ragcard.judges.base import Judge
@@ -104,6 +105,7 @@ def run_evaluation(
     with HistoryStore(history) as store:
         loosening = _check_lock(store, config, inputs, override_reason)
         base = _baseline_run(store, baseline, config.project.name, inputs.questions.sha256, out)
+        amended = checked_labels(store, config.project.name, inputs.questions)
     judge = build_run_judge(config)
     settings = scoring_settings(
         run.run_date, run.k, run.non_abstaining_flags, retrieval_only, judge
@@ -167,6 +169,8 @@ def run_evaluation(
     )
     block["frozen"] = freeze(config, inputs, judge, before)
     header: dict[str, Any] = {"project": config.project.name, "kit": config.project.kit}
+    if amended:
+        header["amendments"] = amended
     if loosening:
         header["override"] = {"by": who, "reason": override_reason, "loosened": loosening}
     eval_path = Path(eval_dir) if eval_dir is not None else config.resolve(run.eval_dir)

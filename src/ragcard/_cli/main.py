@@ -45,6 +45,6 @@ app.add_typer(keys_app, name="keys")
 judges_app.command("install-local")(install_local_command)
 app.add_typer(judges_app, name="judges", help="Judges: measure them against human labels.")
 app.add_typer(questions_app, name="questions", help="Golden-set tooling: check, split, "
-              "agreement, import.")
+              "agreement, import, amend.")
 app.add_typer(review_app, name="review", help="People in the loop: blind review, the grading "
               "queue, the human baseline.")

@@ -38,7 +38,7 @@ from ragcard.review.records import (
     record_action,
     record_review,
 )
-from ragcard.review.render import review_line, review_markdown
+from ragcard.review.render import review_line
 from ragcard.review.store import STORE_FILE, ReviewStore
 
 __all__ = [
@@ -167,10 +167,7 @@ def _action_reasons(missing: Sequence[str], folder: Path) -> list[str]:
 def write_scorecard(folder: Path, card: Scorecard) -> None:
     """Rewrite ``scorecard.json`` and ``scorecard.md`` of a run (each file replaced whole)."""
     data = card.to_json()
-    text = render_markdown(card)
-    review = card.header.get("review")
-    if review:
-        text = text.rstrip("\n") + "\n\n" + "\n".join(review_markdown(review)) + "\n"
+    text = render_markdown(card)  # (with the review's section: report.sections)
     for name, content in (
         ("scorecard.json", json.dumps(data, indent=2, ensure_ascii=False) + "\n"),
         ("scorecard.md", text),
