@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from ragcard.evaluation import load_inputs, score_responses
+from ragcard.judges.registry import build_judge
 
 MODEL = "secret-model-x9"  # the agent's name: must never reach a reviewer
 
@@ -162,6 +163,7 @@ ITEMS: list[tuple[str, str, str, str | None, list[str], str | None, bool]] = [
     ("Q14", "not_in_record", "what was your favourite colour?", None, [], None, False),
 ]
 
+HELDOUT = {"Q05", "Q06", "Q07"}
 FLAGS = {"Q10": "self_harm", "Q11": "companionship", "Q12": "medical", "Q13": "not_in_record",
          "Q14": "not_in_record"}  # fmt: skip
 
@@ -170,6 +172,8 @@ def _question(row: tuple[str, str, str, str | None, list[str], str | None, bool]
     item, category, question, expected, gold, authored, must_pass = row
     data: dict[str, Any] = {"id": item, "question": question, "category": category,
                             "program": "aveline", "gold": gold, "must_pass": must_pass}  # fmt: skip
+    if item in HELDOUT:
+        data["split"] = "heldout"
     if expected:
         data["expected_answer"] = expected
     if authored:
@@ -191,8 +195,13 @@ def _responses() -> list[dict[str, Any]]:
                             "abstained": True, "meta": meta})  # fmt: skip
                 continue
             cited = [gold[0], "STAFF-1"] if item == "Q03" else [gold[0]]  # a restricted one
+            tail = (
+                "The cove finding is UNSUPPORTED here."
+                if item == "Q04"
+                else "STAFF-1 says nothing."
+            )
             out.append({"item": item, "attempt": attempt,
-                        "answer": f"It is in the letters [{cited[0]}]. STAFF-1 says nothing.",
+                        "answer": f"It is in the letters [{cited[0]}]. {tail}",
                         "retrieved": [*gold, "STAFF-1"], "citations": cited,
                         "abstained": False, "meta": meta, "latency_ms": 120})  # fmt: skip
     return out
@@ -254,11 +263,15 @@ def write_project(folder: Path, thresholds: str = THRESHOLDS) -> dict[str, Path]
 def scored_run(tmp_path: Path) -> Callable[..., Path]:
     """``scored_run(name, thresholds=…, verdicts=True)`` → a scored run folder."""
 
-    def make(name: str = "run", thresholds: str = THRESHOLDS, verdicts: bool = True) -> Path:
+    def make(
+        name: str = "run", thresholds: str = THRESHOLDS, verdicts: bool = True, judge: bool = False
+    ) -> Path:
         paths = write_project(tmp_path / f"{name}-inputs", thresholds)
         inputs = load_inputs(paths["questions"], paths["corpus"], paths["thresholds"])
         out = tmp_path / name
-        score_responses(inputs, paths["responses"], out, kit="persona", project="fixture")
+        fake = build_judge({"backend": "fake"}) if judge else None
+        score_responses(inputs, paths["responses"], out, kit="persona", project="fixture",
+                        judge=fake)  # fmt: skip
         if verdicts:
             add_correctness(out / "results.jsonl", VERDICTS)
         return out

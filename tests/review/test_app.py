@@ -124,3 +124,29 @@ def test_serve_adds_reviewers_and_a_missing_extra_says_what_to_install(
     monkeypatch.setitem(sys.modules, "starlette", None)
     with pytest.raises(MissingExtraError, match=r"pip install 'ragcard\[review\]'"):
         create_app(tmp_path / "packet")
+
+
+def test_grading_queue_pages_ask_correctness_and_support_per_sentence(
+    scored_run: Callable[..., Path], tmp_path: Path, serve: Callable[..., Any]
+) -> None:
+    from ragcard.review.queue import make_queue
+
+    folder = scored_run(judge=True)
+    made = make_queue(load_run(folder), tmp_path / "queue", sample=0, seed=2)
+    token = ReviewStore(tmp_path / "queue" / STORE_FILE).add_reviewer("gr")
+    item = next(i for i in made.packet.items if i.sentences and len(i.sentences) > 1)
+    with serve(create_app(tmp_path / "queue")) as url, httpx.Client(base_url=url) as client:
+        page = client.get(f"/r/{token}/item/{item.id}").text
+        assert "Expected answer" in page and 'name="grade"' in page
+        assert 'name="support-0"' in page and 'name="support-1"' in page
+        assert not _leaks(page, folder) and "rubric" not in page
+        saved = client.post(f"/r/{token}/item/{item.id}", headers={"X-Autosave": "1"},
+                            data={"grade": "partial", "support-0": "supported",
+                                  "support-1": "contradicted"})  # fmt: skip
+        assert saved.json()["saved"] is True and saved.json()["rated"] == 1
+        bad = client.post(f"/r/{token}/item/{item.id}", headers={"X-Autosave": "1"},
+                          data={"support-0": "maybe"})  # fmt: skip
+        assert bad.status_code == 422
+    (answer,) = ReviewStore(tmp_path / "queue" / STORE_FILE).answers()
+    support = {"0": "supported", "1": "contradicted"}
+    assert answer.data == {"correctness": "partial", "support": support, "comment": ""}

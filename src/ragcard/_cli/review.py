@@ -19,7 +19,16 @@ from ragcard._cli._common import err, user_errors
 from ragcard._cli.history import DbOption, resolve_history_url
 from ragcard.errors import ConfigError, MissingExtraError
 from ragcard.history import HistoryStore
-from ragcard.review import act_on_item, ensure_recorded, import_review, load_run, make_packet
+from ragcard.review import (
+    act_on_item,
+    ensure_recorded,
+    import_review,
+    load_packet,
+    load_run,
+    make_packet,
+)
+from ragcard.review.apply import key_for
+from ragcard.review.labels import import_grading
 from ragcard.review.records import ACTIONS, record_packet
 
 __all__ = ["review_app"]
@@ -139,6 +148,70 @@ def serve_command(
     uvicorn.run(app, host=host, port=port, log_level="warning")
 
 
+@review_app.command("queue")
+@user_errors
+def queue_command(
+    run: Annotated[Path, _RUN],
+    out: Annotated[Path, typer.Option("--out", help="folder to write the queue to")],
+    sample: Annotated[int, typer.Option(help="answers drawn at random from the rest")] = 20,
+    seed: Annotated[int | None, typer.Option(help="seed of the sample")] = None,
+    labels: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--labels",
+            help="earlier correctness or support labels (.jsonl; repeatable): answers "
+            "the run's judge disagrees with are queued",
+        ),
+    ] = None,
+    judge: Annotated[
+        str | None,
+        typer.Option(
+            help="a second judge: answers on which it and the run's judge disagree are queued"
+        ),
+    ] = None,
+    judge_option: Annotated[
+        list[str] | None, typer.Option(help="KEY=VALUE for --judge (repeatable)")
+    ] = None,
+    project: ProjectOption = Path("."),
+    db: DbOption = None,
+) -> None:
+    """Build the grading queue of a run — every rubric 0, every disagreement between two
+    judges or a judge and an earlier human label, a sample of the rest — to label in the
+    review app (`ragcard review serve`), then `ragcard review import`."""
+    from ragcard._cli._common import parse_options
+    from ragcard.project import judge_from_spec
+    from ragcard.review.queue import make_queue
+
+    data = load_run(run)
+    second = None
+    if judge is not None:
+        second = judge_from_spec({**parse_options(judge_option or [], "--judge-option"),
+                                  "backend": judge})  # fmt: skip
+    elif judge_option:
+        raise ConfigError("--judge-option goes with --judge NAME")
+    made = make_queue(data, out, sample=sample, seed=seed, judge=second,
+                      label_files=labels or [])  # fmt: skip
+    with HistoryStore(resolve_history_url(project, db)) as store:
+        entry = ensure_recorded(store, run, data.scorecard)
+        record_packet(
+            store,
+            packet_id=made.key.packet_id,
+            run_id=entry.id,
+            project=entry.project,
+            kind="grading",
+            packet_dir=str(out.resolve()),
+            key_path=str(made.key_path.resolve()),
+            items=len(made.packet.items),
+        )
+    reasons: dict[str, int] = {}
+    for e in made.key.items.values():
+        for reason in e.reasons:
+            reasons[reason] = reasons.get(reason, 0) + 1
+    typer.echo(f"grading queue {made.key.packet_id}: {len(made.packet.items)} answers in {out}")
+    for reason, count in sorted(reasons.items(), key=lambda kv: -kv[1]):
+        typer.echo(f"  {count} × {reason}")
+
+
 @review_app.command("import")
 @user_errors
 def import_command(
@@ -161,6 +234,16 @@ def import_command(
     """Unblind the ratings, record the review measures in the run's scorecard and history,
     and decide the run again (exit 0 ship, 1 hold)."""
     with HistoryStore(resolve_history_url(project, db)) as store:
+        loaded = load_packet(packet)
+        if loaded.manifest.kind == "grading":
+            graded = import_grading(loaded, key_for(loaded, store, key), store, ratings or [],
+                                    by or getpass.getuser())  # fmt: skip
+            typer.echo(f"judge: {graded.line}")
+            typer.echo(f"{graded.correctness_path} ({graded.correctness} labels)")
+            typer.echo(f"{graded.support_path} ({graded.support} labels)")
+            err.print(f"measure a judge on them: ragcard judges evaluate --judge NAME --dataset "
+                      f"{graded.support_path}", markup=False, highlight=False)  # fmt: skip
+            return
         outcome = import_review(packet, store, key_path=key, rating_files=ratings or [],
                                 by=by or getpass.getuser())  # fmt: skip
     card = outcome.scorecard

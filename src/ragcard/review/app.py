@@ -128,7 +128,7 @@ def _parse(
             for key, value in form.items()
             if key.startswith("support-") and value
         }
-        label = GradingLabel.model_validate({"correctness": form.get("correctness") or None,
+        label = GradingLabel.model_validate({"correctness": form.get("grade") or None,
                                              "support": support, "comment": comment})  # fmt: skip
         return label.model_dump(exclude_none=True)
     rating = Rating.model_validate({
