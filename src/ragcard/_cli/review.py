@@ -29,6 +29,7 @@ from ragcard.review import (
 )
 from ragcard.review.apply import key_for
 from ragcard.review.labels import import_grading
+from ragcard.review.packet import Packet, ReviewKey
 from ragcard.review.records import ACTIONS, record_packet
 
 __all__ = ["review_app"]
@@ -212,6 +213,113 @@ def queue_command(
         typer.echo(f"  {count} × {reason}")
 
 
+def _import_answers(packet: Packet, key: ReviewKey, project: Path) -> None:
+    """The people's typed answers → ``PACKET/responses.jsonl`` → scored as the run was."""
+    from ragcard.config import CONFIG_NAME, load_config
+    from ragcard.project import build_run_judge
+    from ragcard.review.answers import check_run, responses_from_answers
+    from ragcard.review.human import score_people
+    from ragcard.review.store import STORE_FILE, ReviewStore
+
+    run = check_run(key)
+    saved = ReviewStore(packet.folder / STORE_FILE).answers()
+    path = packet.folder / "responses.jsonl"
+    count = responses_from_answers(key, [(a.item, a.reviewer, a.data) for a in saved], path)
+    if not count:
+        raise ConfigError(f"no answer typed in {packet.folder} yet: nothing to score")
+    judged = run.scorecard.get("config", {}).get("judge", {}).get("name", "none") != "none"
+    judge = None
+    if judged:
+        if not (project / CONFIG_NAME).is_file():
+            raise ConfigError(
+                f"the run was judged: pass --project (the folder whose [judge] scored it), or "
+                f"score them with `ragcard review human {run.folder} --responses {path} --judge …`"
+            )
+        judge = build_run_judge(load_config(project))
+    baseline = score_people(
+        run.folder, path, judge=judge, source=f"typed in packet {key.packet_id}"
+    )
+    typer.echo(f"{count} answers → {path}")
+    typer.echo(baseline.block["line"])
+
+
+@review_app.command("answers")
+@user_errors
+def answers_command(
+    run: Annotated[Path, _RUN],
+    out: Annotated[Path, typer.Option("--out", help="folder to write the answer packet to")],
+    n: Annotated[
+        int | None,
+        typer.Option("--n", help="questions to draw, stratified by category (default: all)"),
+    ] = None,
+    seed: Annotated[int | None, typer.Option(help="seed of the draw")] = None,
+    project: ProjectOption = Path("."),
+    db: DbOption = None,
+) -> None:
+    """The human baseline typed into the review app: the run's questions and its sources (the
+    corpus, searchable) for the people who answer them today; `review import` scores them."""
+    from ragcard.review.answers import make_answer_packet
+
+    data = load_run(run)
+    made = make_answer_packet(data, out, n=n, seed=seed)
+    with HistoryStore(resolve_history_url(project, db)) as store:
+        entry = ensure_recorded(store, run, data.scorecard)
+        record_packet(
+            store,
+            packet_id=made.key.packet_id,
+            run_id=entry.id,
+            project=entry.project,
+            kind="answer",
+            packet_dir=str(out.resolve()),
+            key_path=str(made.key_path.resolve()),
+            items=len(made.packet.items),
+        )
+    typer.echo(f"answer packet {made.key.packet_id}: {len(made.packet.items)} questions in {out}")
+
+
+@review_app.command("human")
+@user_errors
+def human_command(
+    run: Annotated[Path, _RUN],
+    responses: Annotated[
+        Path,
+        typer.Option(help="the people's answers (responses.jsonl; attempt numbers the people)"),
+    ],
+    out: Annotated[Path | None, typer.Option(help="their run's folder (default RUN/human)")] = None,
+    judge: Annotated[
+        str | None,
+        typer.Option(help="the run's judge, configured as it was (or --project: its [judge])"),
+    ] = None,
+    judge_option: Annotated[list[str] | None, typer.Option(help="KEY=VALUE for --judge")] = None,
+    project: Annotated[
+        Path | None, typer.Option(help="project folder whose [judge] scored the run")
+    ] = None,
+) -> None:
+    """Score answers written by the people who answer these questions today with the same
+    rubric, layers and judge as the run, side by side with the agent on its scorecard."""
+    from ragcard._cli._common import parse_options
+    from ragcard.config import load_config
+    from ragcard.project import build_run_judge, judge_from_spec
+    from ragcard.review.human import score_people
+
+    chosen = None
+    if judge is not None:
+        chosen = judge_from_spec({**parse_options(judge_option or [], "--judge-option"),
+                                  "backend": judge})  # fmt: skip
+    elif project is not None:
+        chosen = build_run_judge(load_config(project))
+    try:
+        baseline = score_people(run, responses, out=out, judge=chosen)
+    finally:
+        close = getattr(chosen, "close", None)
+        if callable(close):
+            close()
+    typer.echo(baseline.block["line"])
+    err.print(f"wrote {baseline.folder} (their run; `ragcard compare {baseline.folder} {run}` "
+              "tests the difference) and the human_baseline block of the run's scorecard",
+              markup=False, highlight=False)  # fmt: skip
+
+
 @review_app.command("import")
 @user_errors
 def import_command(
@@ -243,6 +351,9 @@ def import_command(
             typer.echo(f"{graded.support_path} ({graded.support} labels)")
             err.print(f"measure a judge on them: ragcard judges evaluate --judge NAME --dataset "
                       f"{graded.support_path}", markup=False, highlight=False)  # fmt: skip
+            return
+        if loaded.manifest.kind == "answer":
+            _import_answers(loaded, key_for(loaded, store, key), project)
             return
         outcome = import_review(packet, store, key_path=key, rating_files=ratings or [],
                                 by=by or getpass.getuser())  # fmt: skip

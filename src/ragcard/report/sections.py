@@ -1,6 +1,7 @@
 """Scorecard sections that stages after scoring add to the header: the blind review
-(``review``, :mod:`ragcard.review`) and the label amendments (``amendments``,
-:mod:`ragcard.goldset.labellog`). :func:`header_sections` renders them for ``scorecard.md``."""
+(``review``, :mod:`ragcard.review`), the human baseline (``human_baseline``) and the label
+amendments (``amendments``, :mod:`ragcard.goldset.labellog`). :func:`header_sections`
+renders them for ``scorecard.md``."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["amendment_lines", "header_sections"]
+__all__ = ["amendment_lines", "header_sections", "human_lines"]
 
 
 def _cell(value: object) -> str:
@@ -37,6 +38,28 @@ def amendment_lines(amendments: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
+def human_lines(block: Mapping[str, Any]) -> list[str]:
+    """The human baseline beside the agent, measure by measure."""
+    lines = [
+        "## Human baseline",
+        "",
+        str(block.get("line", "")),
+        "",
+        f"The people's answers ({_cell(block.get('responses'))}) scored with the same rubric, "
+        f"layers and judge; their run: `{_cell(block.get('folder'))}` (decision "
+        f"{block.get('decision')}; `ragcard compare` it with this run for the paired tests).",
+        "",
+        "| Measure | People | Agent | Items | Agent vs people |",
+        "|---|---|---|---|---|",
+    ]
+    for row in block.get("measures", []):
+        lines.append(
+            f"| `{row['name']}` | {row['people']:.3f} | {row['agent']:.3f} | {row['n']} | "
+            f"{_cell(row.get('verdict'))} |"
+        )
+    return lines
+
+
 def header_sections(header: Mapping[str, Any]) -> list[str]:
     """The Markdown sections of the header blocks present (none: an empty list)."""
     from ragcard.review.render import review_markdown
@@ -48,4 +71,7 @@ def header_sections(header: Mapping[str, Any]) -> list[str]:
     review = header.get("review")
     if isinstance(review, Mapping):
         out += ["", *review_markdown(review)]
+    human = header.get("human_baseline")
+    if isinstance(human, Mapping):
+        out += ["", *human_lines(human)]
     return out

@@ -22,7 +22,9 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
+from ragcard.corpus import Corpus
 from ragcard.errors import MissingExtraError
+from ragcard.review.answers import PersonAnswer, load_sources
 from ragcard.review.grading import GradingLabel
 from ragcard.review.packet import Packet, PacketItem, load_packet
 from ragcard.review.ratings import Rating
@@ -68,6 +70,10 @@ class _Pages:
         self.store = store
         self.items = list(packet.items)
         self.index = {item.id: n for n, item in enumerate(self.items)}
+        self.sources: Corpus | None = None
+        self._index: Any = None
+        if packet.manifest.kind == "answer":
+            self.sources = load_sources(packet)
         self.env = jinja2.Environment(
             loader=jinja2.PackageLoader("ragcard.review", "templates"),
             autoescape=True,  # every value is escaped, whatever the template's name
@@ -86,6 +92,28 @@ class _Pages:
 
     def saved(self, reviewer: Reviewer) -> dict[str, dict[str, Any]]:
         return {a.item: a.data for a in self.store.answers(reviewer.name)}
+
+    def search(self, query: str, item: PacketItem, reviewer: Reviewer) -> list[dict[str, Any]]:
+        """The sources matching ``query`` that both the asker and the reviewer may see."""
+        if self.sources is None or not query:
+            return []
+        import numpy as np
+
+        from ragcard.reference.index import PassageIndex
+
+        passages = list(self.sources)
+        if self._index is None:
+            self._index = PassageIndex(passages)
+        mask = np.array([p.visible_to(item.asker) and p.visible_to(reviewer.role)
+                         for p in passages])  # fmt: skip
+        hits = self._index.search(self._index.prepare(query), mask, 8, "keyword")
+        return [self.source(hit.passage.id) for hit in hits]
+
+    def source(self, passage_id: str) -> dict[str, Any]:
+        p = self.sources.get(passage_id) if self.sources is not None else None
+        if p is None:
+            return {"id": passage_id, "doc": None, "section": None, "text": None}
+        return {"id": p.id, "doc": p.doc, "section": p.section, "text": p.text}
 
     def visible(self, item: PacketItem, reviewer: Reviewer) -> list[dict[str, Any]]:
         """The item's passages as this reviewer may see them."""
@@ -114,14 +142,24 @@ def _complete(pages: _Pages, data: Mapping[str, Any] | None) -> bool:
         return False
     if pages.packet.manifest.kind == "grading":
         return bool(data.get("correctness"))
+    if pages.packet.manifest.kind == "answer":
+        return bool(str(data.get("answer", "")).strip() or data.get("abstained"))
     return bool(data.get("rating"))
 
 
 def _parse(
-    pages: _Pages, item: PacketItem, reviewer: Reviewer, form: Mapping[str, str]
+    pages: _Pages, item: PacketItem, reviewer: Reviewer, form: Mapping[str, str], cited: list[str]
 ) -> dict[str, Any]:
     """The form as the record the store keeps (validated: a bad value is refused)."""
     comment = (form.get("comment") or "")[:20_000]
+    if pages.packet.manifest.kind == "answer":
+        known = [
+            c for c in dict.fromkeys(cited) if pages.sources is not None and c in pages.sources
+        ]
+        typed = PersonAnswer.model_validate({"answer": form.get("answer") or "", "cited": known,
+                                             "abstained": bool(form.get("abstained")),
+                                             "comment": comment})  # fmt: skip
+        return typed.model_dump()
     if pages.packet.manifest.kind == "grading":
         support = {
             key.removeprefix("support-"): value
@@ -174,6 +212,8 @@ def create_app(packet_dir: Path) -> Starlette:
         n = pages.index[item_id]
         item = pages.items[n]
         passages = pages.visible(item, reviewer)
+        query = str(request.query_params.get("q", "")).strip()[:500]
+        answer = saved.get(item_id, {})
         return pages.render(
             "item.html",
             reviewer=reviewer,
@@ -183,10 +223,13 @@ def create_app(packet_dir: Path) -> Starlette:
             number=n + 1,
             previous=pages.items[n - 1].id if n else None,
             next=pages.items[n + 1].id if n + 1 < len(pages.items) else None,
-            answer=saved.get(item_id, {}),
+            answer=answer,
             progress=_progress(pages, saved),
             ask_attribution=any(p.tier == "B" for p in item.passages),
             error=None,
+            query=query,
+            hits=pages.search(query, item, reviewer),
+            cited=[pages.source(pid) for pid in answer.get("cited", [])],
         )
 
     async def save(request: Request) -> Response:
@@ -195,9 +238,11 @@ def create_app(packet_dir: Path) -> Starlette:
         if reviewer is None or item_id not in pages.index:
             return pages.not_found()
         item = pages.items[pages.index[item_id]]
-        form = {k: str(v) for k, v in (await request.form()).items()}
+        submitted = await request.form()
+        form = {k: str(v) for k, v in submitted.items()}
+        cited = [str(v) for v in submitted.getlist("cite")]
         try:
-            data = _parse(pages, item, reviewer, form)
+            data = _parse(pages, item, reviewer, form, cited)
         except ValidationError as error:
             message = "; ".join(
                 f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in error.errors()

@@ -117,6 +117,8 @@ class PacketManifest(BaseModel):
     ask_voice: bool = False
     instructions: str = BLIND_INSTRUCTIONS
     sha256: str
+    #: answer packets: the sources people answer from (``sources.jsonl``, the run's corpus)
+    sources_sha256: str | None = None
 
 
 class KeyEntry(BaseModel):

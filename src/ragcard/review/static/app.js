@@ -38,7 +38,9 @@
 
   document.addEventListener("keydown", function (event) {
     var target = event.target;
-    if (target.tagName === "TEXTAREA" || event.ctrlKey || event.metaKey || event.altKey) { return; }
+    var typing = target.tagName === "TEXTAREA" ||
+      (target.tagName === "INPUT" && (target.type === "search" || target.type === "text"));
+    if (typing || event.ctrlKey || event.metaKey || event.altKey) { return; }
     var key = event.key;
     if ((key === "j" || key === "ArrowRight") && form.dataset.next) {
       event.preventDefault();
