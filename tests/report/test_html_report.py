@@ -21,7 +21,7 @@ runner = CliRunner()
 #: Tries to run script, to fetch, and to break out of attributes and tags.
 EVIL = "<script>document.title='PWNED'</script><img src=x onerror=\"document.title='PWNED2'\">'\"&"
 SECTIONS = ("decision", "gates", "measures", "categories", "latency", "recall", "baseline",
-            "failures", "review", "redteam")  # fmt: skip
+            "failures", "review", "human", "redteam")  # fmt: skip
 
 
 def _write(path: Path, rows: list[dict[str, Any]]) -> Path:
@@ -83,6 +83,8 @@ def _decorate(run: Path) -> None:
         "wrong": [{"item": EVIL, "category": EVIL, "reviewers": [EVIL], "comments": [EVIL],
                    "action": {"action": "rule", "by": EVIL, "why": EVIL}}],
     }  # fmt: skip
+    card["human_baseline"] = {"line": f"human baseline {EVIL}", "measures": [
+        {"name": "pass_rate", "people": 0.9, "agent": 0.5, "n": 4, "verdict": EVIL}]}
     card["redteam"] = {"findings": [{"attack": EVIL, "severity": "critical", "status": "open",
                                      "evidence": EVIL}]}  # fmt: skip
     card_path.write_text(json.dumps(card), encoding="utf-8")

@@ -150,3 +150,21 @@ def test_grading_queue_pages_ask_correctness_and_support_per_sentence(
     (answer,) = ReviewStore(tmp_path / "queue" / STORE_FILE).answers()
     support = {"0": "supported", "1": "contradicted"}
     assert answer.data == {"correctness": "partial", "support": support, "comment": ""}
+
+
+def test_an_item_with_a_comment_but_no_rating_yet_is_not_imported(
+    scored_run: Callable[..., Path], tmp_path: Path
+) -> None:
+    from ragcard.history import HistoryStore
+    from ragcard.review import import_review
+
+    folder = scored_run()
+    made = make_packet(load_run(folder), tmp_path / "packet", n=3, controls=0, seed=3)
+    store = ReviewStore(tmp_path / "packet" / STORE_FILE)
+    store.add_reviewer("ann")
+    store.save("R01", "ann", {"rating": "accurate", "comment": ""})
+    store.save("R02", "ann", {"voice": "off", "comment": "still thinking"})
+    with HistoryStore(f"sqlite:///{tmp_path / 'h.sqlite'}") as history:
+        outcome = import_review(made.packet.folder, history, key_path=made.key_path, by="x")
+    assert outcome.summary.metrics["review_accurate"].n == 1  # type: ignore[union-attr]
+    assert "2 packet item(s) not rated by anyone: R02, R03" in outcome.summary.notes[0]

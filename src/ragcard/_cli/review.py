@@ -288,11 +288,11 @@ def human_command(
     out: Annotated[Path | None, typer.Option(help="their run's folder (default RUN/human)")] = None,
     judge: Annotated[
         str | None,
-        typer.Option(help="the run's judge, configured as it was (or --project: its [judge])"),
+        typer.Option(help="the run's judge, configured as it was (or --project: its \\[judge])"),
     ] = None,
     judge_option: Annotated[list[str] | None, typer.Option(help="KEY=VALUE for --judge")] = None,
     project: Annotated[
-        Path | None, typer.Option(help="project folder whose [judge] scored the run")
+        Path | None, typer.Option(help="project folder whose \\[judge] scored the run")
     ] = None,
 ) -> None:
     """Score answers written by the people who answer these questions today with the same

@@ -111,6 +111,8 @@ def _app_ratings(packet: Packet) -> list[Rating]:
         return []
     ratings, problems = [], []
     for saved in ReviewStore(path).answers():
+        if not saved.data.get("rating"):
+            continue  # a voice or a comment saved, not rated yet: no rating to import
         try:
             ratings.append(Rating.model_validate({**saved.data, "item": saved.item,
                                                   "reviewer": saved.reviewer}))  # fmt: skip
