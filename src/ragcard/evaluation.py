@@ -31,6 +31,7 @@ from ragcard.judges.base import Judge
 from ragcard.judges.metaeval.calibration import calibration_line
 from ragcard.metrics.abstention import flag_label
 from ragcard.metrics.base import AttemptFailure, Layer, ScoringSettings
+from ragcard.metrics.recorded import RECORDED_BREAKDOWNS, recorded_placeholders, with_recorded
 from ragcard.questions import Question, QuestionSet, load_questions
 from ragcard.report.markdown import render_markdown
 from ragcard.report.scorecard import Scorecard, build_scorecard
@@ -66,7 +67,7 @@ def breakdown_labels(questions: QuestionSet) -> dict[str, set[str]]:
     items = questions.by_id().values()
     return {
         name: {found for q in items if (found := label(q)) is not None}
-        for name, label in BREAKDOWN_LABELS.items()
+        for name, label in {**BREAKDOWN_LABELS, **RECORDED_BREAKDOWNS}.items()
     }
 
 
@@ -256,7 +257,15 @@ def write_outputs(
     breakdowns = {
         name: scorer.acc.breakdown(name) for name in BREAKDOWN_METRICS if name in scorer.acc.specs
     }
-    decision = decide(thresholds, metrics, breakdowns, scorer.acc.specs, extra_reasons)
+    # measures recorded after the run (blind review) are unscored until then, and say why
+    later, later_breakdowns = recorded_placeholders([t.measure for t in thresholds.items])
+    decision = decide(
+        thresholds,
+        {**later, **metrics},
+        {**later_breakdowns, **breakdowns},
+        with_recorded(scorer.acc.specs),
+        extra_reasons,
+    )
     card = build_scorecard(header, config, decision, scorer.acc, scorer.tally, BREAKDOWN_METRICS)
     out_dir.mkdir(parents=True, exist_ok=True)
     _write_json(out_dir / "scorecard.json", card.to_json())
@@ -292,6 +301,7 @@ def score_responses(
     kit: str = "knowledge-base",
     workers: int | None = None,
     progress: bool = False,
+    header: dict[str, Any] | None = None,
 ) -> EvaluationResult:
     """Score recorded responses (SPEC §1.4) without calling any agent.
 
@@ -304,14 +314,17 @@ def score_responses(
 
     Without a judge, a large file is scored on ``workers`` processes (default: one per core,
     for files of 4 MiB or more; see :mod:`ragcard._parallel`), with the same outputs. With a
-    judge and ``progress``, a bar on stderr counts the answers judged.
+    judge and ``progress``, a bar on stderr counts the answers judged. ``header`` adds fields
+    to the scorecard's header (``ragcard score`` adds the label amendments there).
     """
     out_dir = Path(out_dir)
     by_id = inputs.questions.by_id()
     settings = scoring_settings(run_date, k, non_abstaining_flags, False, judge)
     apply_flag_rule(inputs.questions, settings)
     scorer = AttemptScorer(by_id, inputs.corpus, settings, layers or default_layers(), judge)
-    check_measures(inputs.thresholds, scorer.acc.specs, breakdown_labels(inputs.questions))
+    check_measures(
+        inputs.thresholds, with_recorded(scorer.acc.specs), breakdown_labels(inputs.questions)
+    )
     stream: RecordedResponses | None = None
     if isinstance(responses, str | Path):
         stream = RecordedResponses(Path(responses), by_id)
@@ -343,7 +356,7 @@ def score_responses(
         inputs.thresholds,
         config,
         out_dir,
-        {"project": project, "kit": kit},
+        {"project": project, "kit": kit, **(header or {})},
         results_path,
         None,
     )

@@ -20,6 +20,7 @@ from ragcard._cli._common import user_errors
 from ragcard.errors import ConfigError, InputError, Problem
 from ragcard.history import HistoryStore, RunEntry, default_history_url
 from ragcard.report.runs import differences, pack_parts, run_settings
+from ragcard.review.apply import ship_blockers
 
 __all__ = ["HISTORY_URL_ENV", "history_command", "resolve_history_url", "ship_command"]
 
@@ -83,6 +84,7 @@ def ship_command(
             store.record_run(_read_scorecard(folder / "scorecard.json"), folder)
         entry = store.get(run)
         if entry.shipped_at is None:
+            _refuse_unactioned(store, entry)
             entry = store.mark_shipped(entry.id, by=by)
             verb = "shipped"
         else:
@@ -135,6 +137,18 @@ def _relative(path: Path) -> str:
         return str(Path(path).resolve().relative_to(Path.cwd().resolve()))
     except ValueError:
         return str(path)
+
+
+def _refuse_unactioned(store: HistoryStore, entry: RunEntry) -> None:
+    """Every answer rated wrong in the run's blind review needs an action before it ships,
+    whatever the decision or an override says (SPEC §2.2; ``ragcard review act``)."""
+    open_items = ship_blockers(store, entry.id)
+    if open_items:
+        raise ConfigError(
+            f"run {entry.id} cannot ship: {len(open_items)} answer(s) rated wrong in its blind "
+            f"review have no action ({', '.join(open_items)}); record each with `ragcard "
+            "review act RUN ITEM --action corpus-fix|rule|authored-answer --by NAME --why …`"
+        )
 
 
 def _recorded(store: HistoryStore, run: str) -> bool:

@@ -15,6 +15,8 @@ from ragcard._cli.init import init_command
 from ragcard._cli.judges import judges_app
 from ragcard._cli.judges_local import install_local_command
 from ragcard._cli.questions import questions_app
+from ragcard._cli.report import report_command
+from ragcard._cli.review import review_app
 from ragcard._cli.run import run_command
 from ragcard._cli.score import score_command
 from ragcard._cli.signing import keys_new_command, sign_command, verify_command
@@ -54,6 +56,7 @@ app.command("compare")(compare_command)
 app.command("history")(history_command)
 app.command("ship")(ship_command)
 app.command("stale")(stale_command)
+app.command("report")(report_command)
 app.add_typer(thresholds_app, name="thresholds")
 app.command("sign")(sign_command)
 app.command("verify")(verify_command)
@@ -64,5 +67,7 @@ app.add_typer(keys_app, name="keys")
 judges_app.command("install-local")(install_local_command)
 app.add_typer(judges_app, name="judges", help="Judges: measure them against human labels.")
 app.add_typer(questions_app, name="questions", help="Golden-set tooling: check, split, "
-              "agreement, import.")
+              "agreement, import, amend.")
 app.add_typer(import_app, name="import")
+app.add_typer(review_app, name="review", help="People in the loop: blind review, the grading "
+              "queue, the human baseline.")

@@ -12,6 +12,8 @@ from rich.console import Console
 from ragcard._cli._common import JunitOption, err, parse_options, user_errors
 from ragcard.errors import ConfigError
 from ragcard.evaluation import load_inputs, score_responses
+from ragcard.goldset.labellog import checked_labels
+from ragcard.history import HistoryStore, default_history_url
 from ragcard.project import judge_from_spec
 from ragcard.report.junit import run_suites, write_junit
 from ragcard.report.terminal import print_scorecard
@@ -55,6 +57,22 @@ def score_command(
     progress: Annotated[
         bool, typer.Option(help="show a progress bar while the judge works (with --judge)")
     ] = True,
+    db: Annotated[
+        str | None,
+        typer.Option(
+            "--db",
+            envvar="RAGCARD_HISTORY_URL",
+            help="history holding the question set's label log (default: "
+            "$RAGCARD_HISTORY_URL, else ragcard-history.sqlite beside the question set)",
+        ),
+    ] = None,
+    project: Annotated[
+        str | None,
+        typer.Option(
+            help="name of the question set in the label log (default: the questions file's "
+            "path)"
+        ),
+    ] = None,
     judge_option: Annotated[
         list[str] | None,
         typer.Option(
@@ -71,6 +89,10 @@ def score_command(
     inputs = load_inputs(
         questions, corpus, thresholds, non_abstaining_flags=non_abstaining_flag or ()
     )
+    history = db or default_history_url(questions.resolve().parent)
+    with HistoryStore(history) as store:
+        key = project or str(questions.resolve())
+        amended = checked_labels(store, key, inputs.questions)
     day = _date(run_date) if run_date else None
     chosen = None
     if judge is not None:
@@ -87,6 +109,7 @@ def score_command(
             judge=chosen,
             workers=workers,
             progress=progress,
+            header={"amendments": amended} if amended else None,
         )
     finally:
         close = getattr(chosen, "close", None)

@@ -12,6 +12,7 @@ from ragcard.metrics.base import MetricValue, Unscored
 from ragcard.report.kappa import KAPPA_SCALE, KAPPA_SOURCE
 from ragcard.report.plain import measure_rows, plain_settings
 from ragcard.report.scorecard import Scorecard
+from ragcard.report.sections import header_sections
 
 __all__ = ["format_value", "judge_summary", "render_markdown", "status_text"]
 
@@ -181,6 +182,9 @@ def judge_summary(judge: dict[str, Any]) -> str:
         if calibration
         else "UNCALIBRATED: no measurement against human labels"
     )
+    own = judge.get("own_labels")
+    if own:  # against the team's own labels (ragcard review queue → import)
+        parts.append(str(own.get("line")))
     tasks = judge.get("tasks")
     if tasks:  # the yes/no questions it also answers, and how (not covered by the calibration)
         parts.append("also judges " + "; ".join(f"{t}: {how}" for t, how in tasks.items()))
@@ -328,6 +332,7 @@ def render_markdown(card: Scorecard) -> str:
         ]
     if card.failures:
         out += ["", "## Failing items", "", *_failure_rows(card.failures)]
+    out += header_sections(card.header)  # label amendments, blind review
     out += [
         "",
         "Leak evidence lists passage ids, channels and hashes only; restricted text is "
