@@ -142,10 +142,12 @@ _IDENTIFIER = re.compile(
     r"|\b[A-Za-z\d]+(?:-[A-Za-z\d]+)*\b"  # a code if it mixes letters and digits: HR-22, MATB1
 )
 _NOT_A_CODE = re.compile(
-    r"\d+(?:st|nd|rd|th|am|pm|s)|\d+(?:-[A-Za-z]+)+|\d+-\d+|[A-Za-z]+(?:-[A-Za-z]+)*|\d+", re.I
-)  # ordinals, times, "48-hour", ranges, words, numbers
+    r"\d+(?:st|nd|rd|th|am|pm|s|p)|\d+(?:-[A-Za-z]+)+|\d+-\d+|[A-Za-z]+(?:-[A-Za-z]+)*|\d+",
+    re.I,
+)  # ordinals, times, pence, "48-hour", ranges, words, numbers
 _TIME = re.compile(r"\b(\d{1,2})(?::(\d{2}))\b|\b(\d{1,2})\s?(am|pm)\b", re.IGNORECASE)
 _CURRENCY = re.compile(r"([£$€])\s?(\d[\d,]*(?:\.\d+)?)")
+_PENCE = re.compile(r"\b(\d+(?:\.\d+)?)p\b")
 _PERCENT = re.compile(r"(\d[\d,]*(?:\.\d+)?)\s?%")
 _CLAUSE = re.compile(
     r"[.;:,!?()\u2013\u2014]|\s(?:and|but|or|which|while|whereas|unless|although|so)\s", re.I
@@ -243,8 +245,10 @@ def quantities(text: str) -> tuple[Quantity, ...]:
         unit, end = _counted(following, words[last].end())
         if token == "one" and last == first and unit is None:
             continue  # "one of the…": not a count
-        if token in _ORDINALS and unit not in _UNITS.values():
-            continue  # "first class", "second reviewer": an ordinal counts only a time unit
+        if token in _ORDINALS or re.fullmatch(r"\d+(?:st|nd|rd|th)", token):
+            if unit not in _UNITS.values():
+                continue  # "first class", "second reviewer": an ordinal counts only a time unit
+            unit = f"#{unit}"  # a position ("the eighth day"), never a duration ("eight days")
         add(value, unit, match.start(), end)
     found.sort(key=lambda q: q.start)
     return tuple(found)
@@ -255,6 +259,8 @@ def _symbol_figures(text: str) -> list[tuple[str, str, int, int]]:
     figures = []
     for match in _CURRENCY.finditer(text):
         figures.append((_normalise_number(match.group(2)), match.group(1), *match.span()))
+    for match in _PENCE.finditer(text):
+        figures.append((_normalise_number(match.group(1)), "p", *match.span()))
     for match in _PERCENT.finditer(text):
         figures.append((_normalise_number(match.group(1)), "percent", *match.span()))
     for match in _TIME.finditer(text):
@@ -430,7 +436,11 @@ def key_facts(expected: str, question: str | None = None) -> KeyFacts:
     )
 
 
-_KNOWN_UNITS = frozenset(_UNITS.values()) | {"£", "$", "€", "clock", "date"}
+_KNOWN_UNITS = (
+    frozenset(_UNITS.values())
+    | {f"#{unit}" for unit in _UNITS.values()}
+    | {"£", "$", "€", "p", "clock", "date"}
+)
 
 
 def _same_figure(want: Quantity, have: Quantity) -> bool:
@@ -443,27 +453,56 @@ def _same_figure(want: Quantity, have: Quantity) -> bool:
     return True
 
 
-def _context(facts: KeyFacts, quantity: Quantity) -> frozenset[str]:
-    """The expected clause's terms around a figure, the unit left out."""
-    terms, _ = facts.clauses[quantity.clause] if facts.clauses else (frozenset(), False)
-    return frozenset(t for t in terms if t != quantity.unit)
+def _matched(wanted: Sequence[Quantity], have: Sequence[Quantity]) -> list[Quantity]:
+    """The wanted figures the answer states, each answer figure standing for one of them only
+    ("20 days … a further 20 days" needs two twenties)."""
+    return [want for want, _ in _pairs(wanted, have)]
+
+
+def _pairs(
+    wanted: Sequence[Quantity], have: Sequence[Quantity]
+) -> list[tuple[Quantity, Quantity]]:
+    free = list(have)
+    pairs = []
+    for want in wanted:
+        same = next((h for h in free if _same_figure(want, h)), None)
+        if same is not None:
+            free.remove(same)
+            pairs.append((want, same))
+    return pairs
+
+
+_COARSE = re.compile(r"[;!?\u2013\u2014]|\.(?=\s|$)")
+
+
+def _context_of(text: str, position: int, unit: str | None) -> frozenset[str]:
+    """The content terms of the part of ``text`` (cut at sentence ends, ';' and dashes) that
+    holds ``position``, the unit left out: what a figure is about."""
+    start = max((m.end() for m in _COARSE.finditer(text, 0, position)), default=0)
+    found = _COARSE.search(text, position)
+    end = found.start() if found else len(text)
+    return frozenset(t for t in _content(text[start:end]) if t != unit)
 
 
 def _conflict(facts: KeyFacts, answer: str, have: Sequence[Quantity]) -> str | None:
     """Why the answer contradicts the expected answer, or None."""
     answer_clauses = _clauses(answer)
     best: tuple[float, str] | None = None  # the conflict in the most similar context
+    pairs = _pairs(facts.quantities, have)
+    stated, used = {id(w) for w, _ in pairs}, {id(h) for _, h in pairs}
     for want in facts.quantities:
-        if want.unit not in _KNOWN_UNITS or any(_same_figure(want, h) for h in have):
+        if want.unit is None or id(want) in stated:
             continue
-        context = _context(facts, want)
+        context = _context_of(facts.text, want.start, want.unit)
         for other in have:
-            if other.unit != want.unit or other.value == want.value:
+            if other.unit != want.unit or other.value == want.value or id(other) in used:
                 continue
-            start, end = answer_clauses[other.clause] if answer_clauses else (0, len(answer))
-            shared = context & _content(answer[start:end])
+            shared = context & _context_of(answer, other.start, other.unit)
             share = len(shared) / len(context) if context else 0.0
-            if (len(shared) >= 2 or share >= 0.5) and (best is None or share > best[0]):
+            # the same kind of figure about the same thing: another value is a conflict (a
+            # date, which answers mention for many reasons, needs the closer context)
+            close = share >= 0.5 or (want.unit != "date" and len(shared) >= 2 and share >= 0.3)
+            if close and (best is None or share > best[0]):
                 said = (
                     f"the answer says '{other.shown(answer)}' where the expected answer says "
                     f"'{want.shown(facts.text)}'"
@@ -549,7 +588,7 @@ class Coverage:
 def coverage(answer: str, facts: KeyFacts, have: Sequence[Quantity] | None = None) -> Coverage:
     """The key facts of ``facts`` that ``answer`` states."""
     have = quantities(answer) if have is None else have
-    found = [q for q in facts.quantities if any(_same_figure(q, h) for h in have)]
+    found = _matched(facts.quantities, have)
     answer_ids = _identifiers(answer) | _conditions(answer)
     ids_found = [i for i in sorted(facts.identifiers) if i in answer_ids]
     answer_terms = _content(answer)

@@ -31,8 +31,11 @@ the topic without answering (an evasion) still scores high. Abstention is the ``
 judge's phrase list.
 
 What it cannot see: a cosine measures topic, not truth. "The office opens at 9" and "The office
-opens at 10" are near-identical vectors; negation and wrong numbers barely move it. It is a
-signal for the ``ensemble`` judge and an evidence selector more than a judge on its own.
+opens at 10" are near-identical vectors; negation and wrong numbers barely move it. So a
+number, date or amount of the claim must also be stated by the nearest sentence (or clause:
+long sentences are cut at ':', ';', dashes and "and"/"but", since a long sentence dilutes a
+cosine), else the claim is not supported. Negation still passes unseen. It is a signal for the
+``ensemble`` judge and an evidence selector more than a judge on its own.
 
 TOML::
 
@@ -45,6 +48,7 @@ TOML::
 
 from __future__ import annotations
 
+import re
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -59,7 +63,7 @@ from ragcard.judges.base import Evidence, JudgeContext, JudgeIdentity, Label, Ve
 from ragcard.judges.correctness import ALGORITHM as CORRECTNESS_ALGORITHM
 from ragcard.judges.correctness import SIMILAR_CORRECT, SIMILAR_PARTIAL, grade_answer
 from ragcard.judges.ensemble_model import LogisticModel, load_weights, shipped_weights_path
-from ragcard.judges.lexical import LexicalJudge, split_sentences
+from ragcard.judges.lexical import LexicalJudge, numbers_in, split_sentences
 from ragcard.judges.lexical_tasks import TASK_VERSIONS as LEXICAL_TASK_VERSIONS
 from ragcard.judges.registry import check_options
 
@@ -75,6 +79,8 @@ __all__ = [
     "task_versions",
 ]
 
+#: The highest score a claim gets when a number of it is not in its nearest sentence.
+NUMBER_CAP = 0.3
 #: Passages whose sentence vectors one judge instance keeps.
 CACHE_PASSAGES = 4096
 #: Question–answer cosine from which an answer counts as addressing the question (the
@@ -306,6 +312,12 @@ class EmbeddingJudge:
         if getattr(ctx, "task", "support") != "support":
             return await answer_task(self.vectors, ctx, self.relevance_threshold)
         matches = self.vectors.match(ctx.claims, ctx.passages)
+        pieces = _clause_pieces(ctx.passages, matches.sentences)
+        piece_cosines = (
+            self.vectors.texts(list(ctx.claims)) @ self.vectors.texts([p[-1] for p in pieces]).T
+            if pieces and ctx.claims
+            else None
+        )
         verdicts = []
         for c in range(len(ctx.claims)):
             if not matches.sentences:
@@ -313,9 +325,45 @@ class EmbeddingJudge:
                 continue
             best = matches.ranked(c)[0]
             cosine = float(matches.cosines[c, best])
-            score = round(float(self.model.probability(np.array([[cosine]]))[0]), 6)
             passage, span = matches.sentences[best]
+            sentence, where = span, "sentence"
+            if piece_cosines is not None:  # a long sentence's clause may match better
+                top = int(np.argmax(piece_cosines[c]))
+                if float(piece_cosines[c, top]) > cosine:
+                    cosine, (passage, span, sentence, _) = float(piece_cosines[c, top]), pieces[top]
+                    where = "clause"
+            score = round(float(self.model.probability(np.array([[cosine]]))[0]), 6)
             label: Label = "supported" if score >= self.threshold else "not_supported"
-            reason = f"nearest passage sentence has cosine {cosine:.2f}"
+            reason = f"nearest passage {where} has cosine {cosine:.2f}"
+            text = ctx.passages[passage].text
+            stated = numbers_in(text[sentence[0] : sentence[1]])
+            for near in matches.ranked(c)[:3]:  # the nearest three, as the ensemble reads them
+                p, (start, end) = matches.sentences[near]
+                stated |= numbers_in(ctx.passages[p].text[start:end])
+            unstated = sorted(numbers_in(ctx.claims[c]) - stated)
+            if unstated:  # a cosine cannot see a changed figure: the evidence must state it
+                label, score = "not_supported", min(score, NUMBER_CAP)
+                reason += f"; number(s) {', '.join(unstated[:4])} in none of the nearest sentences"
             verdicts.append(Verdict(label, score, ctx.passages[passage].id, span, reason))
         return verdicts
+
+
+_PIECE = re.compile(r"[:;\u2013\u2014]\s*|\s(?:and|but|while|whereas)\s")
+
+
+def _clause_pieces(
+    passages: Sequence[Evidence], sentences: Sequence[tuple[int, tuple[int, int]]]
+) -> list[tuple[int, tuple[int, int], tuple[int, int], str]]:
+    """(passage, span, sentence span, text) of the parts of passage sentences cut at ":", ";",
+    "and"/"but"/"while", when a sentence has several parts of four words or more (a long
+    sentence dilutes a cosine)."""
+    pieces = []
+    for passage, (start, end) in sentences:
+        text = passages[passage].text
+        cuts = [start, *(m.end() for m in _PIECE.finditer(text, start, end)), end]
+        parts = [
+            (a, b) for a, b in zip(cuts, cuts[1:], strict=False) if len(text[a:b].split()) >= 4
+        ]
+        if len(parts) > 1:
+            pieces += [(passage, (a, b), (start, end), text[a:b].strip()) for a, b in parts]
+    return pieces
