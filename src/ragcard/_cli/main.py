@@ -11,6 +11,7 @@ from ragcard._cli.init import init_command
 from ragcard._cli.judges import judges_app
 from ragcard._cli.judges_local import install_local_command
 from ragcard._cli.questions import questions_app
+from ragcard._cli.redteam import redteam_app
 from ragcard._cli.run import run_command
 from ragcard._cli.score import score_command
 from ragcard._cli.signing import keys_new_command, sign_command, verify_command
@@ -43,3 +44,4 @@ judges_app.command("install-local")(install_local_command)
 app.add_typer(judges_app, name="judges", help="Judges: measure them against human labels.")
 app.add_typer(questions_app, name="questions", help="Golden-set tooling: check, split, "
               "agreement, import.")
+app.add_typer(redteam_app, name="redteam")
