@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ragcard._files import read_utf8
 from ragcard.adapters import build_adapter
 from ragcard.config import Config, load_config
 from ragcard.corpus import Corpus
@@ -119,6 +120,17 @@ def _prepare_out(out: Path, frozen: dict[str, Any], resume: bool, fresh: bool) -
     seed = secrets.token_hex(8)
     run_file.write_text(json.dumps({**frozen, "seed": seed}, indent=2, sort_keys=True) + "\n")
     return seed
+
+
+def _instructions(config: Config, name: str) -> str:
+    path = config.resolve(name)
+    try:
+        return read_utf8(path)
+    except FileNotFoundError:
+        raise ConfigError(
+            f"{config.path}: [redteam] instructions: {path} does not exist — give the path of "
+            "the agent's instruction file (its system prompt), relative to ragcard.toml"
+        ) from None
 
 
 def _read_lines(path: Path) -> dict[tuple[str, int], dict[str, Any]]:
@@ -251,8 +263,7 @@ def run_redteam(
     seed = _prepare_out(out, frozen, resume, fresh)
     recovered = recover(out, delivery) if delivery.kind == "hooks" else False
     run_date = config.run.run_date or dt.date.today()
-    instructions = tuple(config.resolve(p).read_text(encoding="utf-8")
-                         for p in settings.instructions)  # fmt: skip
+    instructions = tuple(_instructions(config, p) for p in settings.instructions)
     ctx = attack_context(
         inputs.corpus, inputs.questions, kit=config.project.kit, seed=seed, run_date=run_date,
         asker=settings.asker, flags=settings.flags, secrets=settings.secret_values(),
