@@ -37,6 +37,9 @@
     [baseline]
     tolerance = { "recall@5" = 0.02 } # allowed drop per measure before the gate fails
 
+    [redteam]                         # optional; see ragcard.redteam.settings
+    attempts = 3
+
 Paths are relative to the file's folder. Unknown keys are rejected (a typo must not silently
 change a run); the ``[agent]`` table is checked by the adapter it names.
 """
@@ -45,7 +48,7 @@ from __future__ import annotations
 
 import datetime as dt
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -109,6 +112,7 @@ class _File(BaseModel):
     run: RunSection = Field(default_factory=RunSection)
     history: HistorySection = Field(default_factory=lambda: HistorySection())
     baseline: BaselineSection = Field(default_factory=lambda: BaselineSection())
+    redteam: dict[str, Any] = Field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,6 +124,8 @@ class Config:
     judge: dict[str, Any]
     history: HistorySection
     baseline: BaselineSection
+    #: the ``[redteam]`` table, checked by :func:`ragcard.redteam.settings.load_settings`
+    redteam: dict[str, Any] = field(default_factory=dict)
 
     @property
     def base_dir(self) -> Path:
@@ -188,4 +194,5 @@ def load_config(path: str | Path) -> Config:
         parsed.judge,
         parsed.history,
         parsed.baseline,
+        parsed.redteam,
     )

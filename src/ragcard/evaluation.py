@@ -30,8 +30,14 @@ from ragcard.errors import InputError, Problem
 from ragcard.judges.base import Judge
 from ragcard.judges.metaeval.calibration import calibration_line
 from ragcard.metrics.abstention import flag_label
-from ragcard.metrics.base import AttemptFailure, Layer, ScoringSettings
+from ragcard.metrics.base import AttemptFailure, Layer, RunMeasures, ScoringSettings
 from ragcard.metrics.recorded import RECORDED_BREAKDOWNS, recorded_placeholders, with_recorded
+from ragcard.metrics.redteam import (
+    ATTACK_CATEGORIES,
+    REDTEAM_SPECS,
+    gates_redteam,
+    unscored_measures,
+)
 from ragcard.questions import Question, QuestionSet, load_questions
 from ragcard.report.markdown import render_markdown
 from ragcard.report.scorecard import Scorecard, build_scorecard
@@ -49,6 +55,7 @@ __all__ = [
     "Inputs",
     "breakdown_labels",
     "check_references",
+    "check_run_measures",
     "judge_block",
     "load_inputs",
     "scoring_settings",
@@ -69,6 +76,16 @@ def breakdown_labels(questions: QuestionSet) -> dict[str, set[str]]:
         name: {found for q in items if (found := label(q)) is not None}
         for name, label in {**BREAKDOWN_LABELS, **RECORDED_BREAKDOWNS}.items()
     }
+
+
+def check_run_measures(
+    thresholds: Thresholds, scorer: AttemptScorer, questions: QuestionSet
+) -> None:
+    """Refuse, before anything runs, a threshold on a measure no layer of the run and no
+    run-level measure (the red team's) computes, or on a label no item or category has."""
+    specs = {**with_recorded(scorer.acc.specs), **REDTEAM_SPECS}
+    labels = {**breakdown_labels(questions), "redteam_success_rate": set(ATTACK_CATEGORIES)}
+    check_measures(thresholds, specs, labels)
 
 
 NO_JUDGE = {
@@ -249,24 +266,35 @@ def write_outputs(
     results_path: Path,
     eval_dir: Path | None,
     extra_reasons: Sequence[str] = (),
+    measures: Sequence[RunMeasures] = (),
 ) -> EvaluationResult:
-    """Decide, build the scorecard, write scorecard.json/.md, save the run under eval/."""
+    """Decide, build the scorecard, write scorecard.json/.md, save the run under eval/.
+    ``measures`` (the red team's) are decided and shown like the layers' own."""
     created = dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat()
     header = {"created_at": created, "ragcard_version": __version__, "signed": None, **header}
     metrics = scorer.acc.summarise()
     breakdowns = {
         name: scorer.acc.breakdown(name) for name in BREAKDOWN_METRICS if name in scorer.acc.specs
     }
+    specs = with_recorded(scorer.acc.specs)
+    for extra in measures:
+        metrics.update(extra.values)
+        breakdowns.update(extra.breakdowns)
+        specs.update(extra.specs)
+        if extra.block:
+            config[extra.name] = extra.block
     # measures recorded after the run (blind review) are unscored until then, and say why
     later, later_breakdowns = recorded_placeholders([t.measure for t in thresholds.items])
     decision = decide(
         thresholds,
         {**later, **metrics},
         {**later_breakdowns, **breakdowns},
-        with_recorded(scorer.acc.specs),
+        specs,
         extra_reasons,
     )
-    card = build_scorecard(header, config, decision, scorer.acc, scorer.tally, BREAKDOWN_METRICS)
+    card = build_scorecard(
+        header, config, decision, scorer.acc, scorer.tally, BREAKDOWN_METRICS, measures
+    )
     out_dir.mkdir(parents=True, exist_ok=True)
     _write_json(out_dir / "scorecard.json", card.to_json())
     (out_dir / "scorecard.md").write_text(render_markdown(card), encoding="utf-8")
@@ -322,9 +350,8 @@ def score_responses(
     settings = scoring_settings(run_date, k, non_abstaining_flags, False, judge)
     apply_flag_rule(inputs.questions, settings)
     scorer = AttemptScorer(by_id, inputs.corpus, settings, layers or default_layers(), judge)
-    check_measures(
-        inputs.thresholds, with_recorded(scorer.acc.specs), breakdown_labels(inputs.questions)
-    )
+    check_run_measures(inputs.thresholds, scorer, inputs.questions)
+    gated = [t.measure for t in inputs.thresholds.items]
     stream: RecordedResponses | None = None
     if isinstance(responses, str | Path):
         stream = RecordedResponses(Path(responses), by_id)
@@ -359,7 +386,15 @@ def score_responses(
         {"project": project, "kit": kit, **(header or {})},
         results_path,
         None,
+        # shown only where a threshold asks for them: then it holds, saying why
+        measures=[unscored_measures(_NO_HISTORY)] if gates_redteam(gated) else [],
     )
+
+
+_NO_HISTORY = (
+    "recorded responses are scored without a project's history: `ragcard run PROJECT` reads "
+    "its red-team runs"
+)
 
 
 @contextlib.contextmanager

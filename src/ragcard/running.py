@@ -29,7 +29,7 @@ from ragcard.evaluation import (
     EvaluationResult,
     Inputs,
     apply_flag_rule,
-    breakdown_labels,
+    check_run_measures,
     config_block,
     judge_block,
     scoring_settings,
@@ -40,9 +40,10 @@ from ragcard.governance import check_lock, declared_inputs
 from ragcard.history import HistoryStore, RunEntry
 from ragcard.judges.base import Judge
 from ragcard.metrics.base import AttemptFailure
-from ragcard.metrics.recorded import with_recorded
+from ragcard.metrics.redteam import agent_digest
 from ragcard.project import build_run_judge, freeze, load_project_inputs, project_history_url
 from ragcard.questions import Question
+from ragcard.redteam.measures import project_measures
 from ragcard.report.comparison import render_comparison_markdown
 from ragcard.results import AttemptRecord, ResultsLog, dumps_line, read_results
 from ragcard.runner import (
@@ -53,7 +54,6 @@ from ragcard.runner import (
     run_attempts,
 )
 from ragcard.scoring import default_layers
-from ragcard.thresholds import check_measures
 
 __all__ = ["run_evaluation"]
 
@@ -128,9 +128,7 @@ def run_evaluation(
     scorer = AttemptScorer(
         inputs.questions.by_id(), inputs.corpus, settings, default_layers(), judge
     )
-    check_measures(
-        inputs.thresholds, with_recorded(scorer.acc.specs), breakdown_labels(inputs.questions)
-    )
+    check_run_measures(inputs.thresholds, scorer, inputs.questions)
     previous = _prepare_out(out, results_path, frozen, resume, fresh, scorer)
     run_settings = RunSettings(
         attempts=run.attempts,
@@ -176,9 +174,14 @@ def run_evaluation(
     if loosening:
         header["override"] = {"by": who, "reason": override_reason, "loosened": loosening}
     eval_path = Path(eval_dir) if eval_dir is not None else config.resolve(run.eval_dir)
+    redteam = project_measures(
+        history, config.project.name, agent_digest(config.agent, agent_options),
+        inputs.corpus.sha256, [t.measure for t in inputs.thresholds.items],
+    )  # fmt: skip
     result = write_outputs(
-        scorer, inputs.thresholds, block, out, header, results_path, eval_path, changed
-    )
+        scorer, inputs.thresholds, block, out, header, results_path, eval_path, changed,
+        measures=[redteam] if redteam is not None else [],
+    )  # fmt: skip
     with HistoryStore(history) as store:
         entry = store.record_run(result.scorecard.to_json(), out)
         if loosening:

@@ -21,6 +21,8 @@ def handbook_runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]
         result = run_evaluation(
             HANDBOOK, out_dir=tmp / name, fresh=True, attempts=1, progress=False,
             eval_dir=tmp / "eval", agent_options=options,
+            # module scope runs before the autouse history fixture: name a throwaway one
+            history_url=f"sqlite:///{tmp / 'history.sqlite'}",
         )  # fmt: skip
         runs.append(result.out_dir)
     return runs[0], runs[1]

@@ -29,5 +29,8 @@ def test_every_fault_is_described() -> None:
         "vector_only",
         "no_abstention",
         "ignore_cutoff",
+        "trust_claimed_role",
+        "obey_passage_instructions",
+        "ignore_policy",
     }
     assert all(len(text) > 20 for text in ragcard.reference.FAULTS.values())

@@ -19,6 +19,7 @@ from rich.markup import escape
 from ragcard._cli._common import user_errors
 from ragcard.errors import ConfigError, InputError, Problem
 from ragcard.history import HistoryStore, RunEntry, default_history_url
+from ragcard.redteam.measures import check_shippable
 from ragcard.report.runs import differences, pack_parts, run_settings
 from ragcard.review.apply import ship_blockers
 
@@ -77,14 +78,17 @@ def ship_command(
     project: Annotated[Path, typer.Option("--project", help=_PROJECT_HELP)] = Path("."),
     db: DbOption = None,
 ) -> None:
-    """Mark a run shipped: later runs of the project compare against it."""
-    with HistoryStore(resolve_history_url(project, db)) as store:
+    """Mark a run shipped: later runs of the project compare against it. Refused while the
+    project has open critical red-team findings (triage them, or run the red team again)."""
+    url = resolve_history_url(project, db)
+    with HistoryStore(url) as store:
         folder = Path(run)
         if (folder / "scorecard.json").is_file() and not _recorded(store, run):
             store.record_run(_read_scorecard(folder / "scorecard.json"), folder)
         entry = store.get(run)
         if entry.shipped_at is None:
             _refuse_unactioned(store, entry)
+            check_shippable(url, entry.project)  # open critical red-team findings
             entry = store.mark_shipped(entry.id, by=by)
             verb = "shipped"
         else:

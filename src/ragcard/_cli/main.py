@@ -15,6 +15,7 @@ from ragcard._cli.init import init_command
 from ragcard._cli.judges import judges_app
 from ragcard._cli.judges_local import install_local_command
 from ragcard._cli.questions import questions_app
+from ragcard._cli.redteam import redteam_app
 from ragcard._cli.report import report_command
 from ragcard._cli.review import review_app
 from ragcard._cli.run import run_command
@@ -71,3 +72,4 @@ app.add_typer(questions_app, name="questions", help="Golden-set tooling: check, 
 app.add_typer(import_app, name="import")
 app.add_typer(review_app, name="review", help="People in the loop: blind review, the grading "
               "queue, the human baseline.")
+app.add_typer(redteam_app, name="redteam")

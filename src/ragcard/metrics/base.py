@@ -30,6 +30,7 @@ __all__ = [
     "LayerScore",
     "MetricSpec",
     "MetricValue",
+    "RunMeasures",
     "ScoringSettings",
     "Unscored",
     "parse_metric_name",
@@ -101,6 +102,20 @@ class Unscored:
 
     spec: MetricSpec
     reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class RunMeasures:
+    """Measures of a run that no layer computes item by item — the red team's, read from the
+    run history — shown and gated like the others: their specs, their values (or why they
+    are unscored), breakdowns by label, and a block recorded in the scorecard's ``config``
+    under ``name``."""
+
+    name: str
+    specs: dict[str, MetricSpec]
+    values: dict[str, MetricValue | Unscored]
+    breakdowns: dict[str, dict[str, MetricValue | Unscored]] = field(default_factory=dict)
+    block: dict[str, Any] = field(default_factory=dict)
 
 
 def _round(value: float) -> float:

@@ -16,12 +16,15 @@ One request (SPEC §1.4) goes through, in order:
 5. **answer** — an extractive answer, each sentence cited to its passage; with a cutoff, an
    answer that would speak of a later year is declined (``after_cutoff``).
 
-Fault switches (:data:`~ragcard.reference.faults.FAULTS`) break one of these steps on purpose.
+Fault switches (:data:`~ragcard.reference.faults.FAULTS`) break one of these steps on purpose;
+the red-team ones (:mod:`~ragcard.reference.gullible`) make it believe a role claimed in the
+question or obey an instruction found in a retrieved passage.
 """
 
 from __future__ import annotations
 
 import copy
+import dataclasses
 import datetime as dt
 import threading
 from collections.abc import Mapping
@@ -36,6 +39,7 @@ from ragcard.errors import AgentError
 from ragcard.reference import faults as fault_names
 from ragcard.reference.answer import draft_answer
 from ragcard.reference.answerability import Support, assess
+from ragcard.reference.gullible import claimed_role, followed_instruction
 from ragcard.reference.index import Hit, Mode, PassageIndex, Query
 from ragcard.reference.policy import AFTER_CUTOFF, NOT_IN_RECORD, Policy, refusal
 from ragcard.reference.policy import year_after_cutoff as _year_after_cutoff
@@ -128,6 +132,15 @@ class ReferenceAgent:
         self._current: Mask = np.array(
             [keep_old or passage.in_force_on(today) for passage in passages], dtype=np.bool_
         )
+        self._roles = frozenset(role for passage in passages for role in passage.access)
+
+    def _parse(self, request: Mapping[str, Any]) -> _Request:
+        parsed = _parse_request(request)
+        if fault_names.TRUST_CLAIMED_ROLE in self.faults:
+            claimed = claimed_role(parsed.question, self._roles)
+            if claimed is not None:  # the fault: identity taken from the conversation
+                parsed = dataclasses.replace(parsed, asker=claimed)
+        return parsed
 
     # -- what the asker may search ------------------------------------------------------
 
@@ -176,7 +189,7 @@ class ReferenceAgent:
 
     def support(self, request: Mapping[str, Any]) -> Support:
         """How well the passages retrieved for ``request`` support it (the gate's input)."""
-        parsed = _parse_request(request)
+        parsed = self._parse(request)
         query = self.index.prepare(parsed.question)
         context, _, mask = self._search(query, parsed)
         return assess(query, context, self.index, mask)
@@ -219,6 +232,8 @@ class ReferenceAgent:
         """The reply to a question the agent must not answer from the sources, if any."""
         honour_cutoff = self._honours_cutoff(request)
         flag = self.policy.match(request.question, has_cutoff=honour_cutoff)
+        if flag is not None and flag != AFTER_CUTOFF and fault_names.IGNORE_POLICY in self.faults:
+            flag = None
         if flag is None and honour_cutoff and request.cutoff is not None:
             if _year_after_cutoff(request.question, request.cutoff) is not None:
                 flag = AFTER_CUTOFF
@@ -228,12 +243,15 @@ class ReferenceAgent:
 
     def __call__(self, request: Mapping[str, Any]) -> dict[str, Any]:
         """Answer one request (SPEC §1.4) with a response dict (SPEC §1.4)."""
-        parsed = _parse_request(request)
+        parsed = self._parse(request)
         declined = self._declined(parsed)
         if declined is not None:
             return declined
         query = self.index.prepare(parsed.question)
         context, shown, mask = self._search(query, parsed)
+        obeyed = self._obeyed(context)
+        if obeyed is not None:
+            return self._response(obeyed, flag=None, retrieved=shown)
         support = assess(query, context, self.index, mask)
         best = support.confidence
         gate_open = self._answerable(support)
@@ -257,9 +275,19 @@ class ReferenceAgent:
             draft.answer, flag=None, retrieved=shown, citations=draft.citations, confidence=best
         )
 
+    def _obeyed(self, context: list[Hit]) -> str | None:
+        """The reply an instruction in a retrieved passage asks for, under the fault."""
+        if fault_names.OBEY_PASSAGE_INSTRUCTIONS not in self.faults:
+            return None
+        for hit in context:
+            reply = followed_instruction(hit.passage.text)
+            if reply is not None:
+                return reply
+        return None
+
     def retrieve(self, request: Mapping[str, Any]) -> list[dict[str, Any]]:
         """Retrieval alone (SPEC §4 step 2): ``[{"id", "score"}]`` in rank order."""
-        parsed = _parse_request(request)
+        parsed = self._parse(request)
         _, shown, _ = self._search(self.index.prepare(parsed.question), parsed)
         return _retrieved(shown)
 

@@ -18,6 +18,9 @@ KEYWORD_ONLY = "keyword_only"
 VECTOR_ONLY = "vector_only"
 NO_ABSTENTION = "no_abstention"
 IGNORE_CUTOFF = "ignore_cutoff"
+TRUST_CLAIMED_ROLE = "trust_claimed_role"
+OBEY_PASSAGE_INSTRUCTIONS = "obey_passage_instructions"
+IGNORE_POLICY = "ignore_policy"
 
 #: Fault name -> what it breaks (and which ragcard layer should catch it).
 FAULTS: Mapping[str, str] = {
@@ -41,7 +44,20 @@ FAULTS: Mapping[str, str] = {
     ),
     IGNORE_CUTOFF: (
         "persona: ignores the request's cutoff — later sources stay searchable and questions "
-        "about later years are answered (citation validity, flag accuracy)"
+        "about later years are answered (citation validity, flag accuracy; red team: "
+        "persona_break)"
+    ),
+    TRUST_CLAIMED_ROLE: (
+        "believes a role claimed in the question ('I'm the HR director, …') and searches as "
+        "that role, not as the asker (red team: access_escalation)"
+    ),
+    OBEY_PASSAGE_INSTRUCTIONS: (
+        "obeys an instruction addressed to the assistant inside a retrieved passage ('ignore "
+        "your instructions and reply with …') (red team: indirect_injection)"
+    ),
+    IGNORE_POLICY: (
+        "persona: skips the policy rules (self-harm, children, companionship, medical advice),"
+        " so such questions are answered from the sources (flag accuracy; red team: policy)"
     ),
 }
 

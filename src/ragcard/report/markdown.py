@@ -9,6 +9,7 @@ import json
 from typing import Any
 
 from ragcard.metrics.base import MetricValue, Unscored
+from ragcard.metrics.redteam import summary_line
 from ragcard.report.kappa import KAPPA_SCALE, KAPPA_SOURCE
 from ragcard.report.plain import measure_rows, plain_settings
 from ragcard.report.scorecard import Scorecard
@@ -142,6 +143,7 @@ def _header(card: Scorecard) -> list[str]:
         f"{str(cfg.get('thresholds', {}).get('sha256', ''))[:12]}) |",
         f"| Attempts per item | {cfg.get('run', {}).get('attempts')} (must-pass: worst attempt; "
         "graded: mean) |",
+        *_redteam_row(card),
         f"| ragcard | {h.get('ragcard_version')} |",
         f"| Signed | {h.get('signed') or 'not signed'} |",
     ]
@@ -162,6 +164,16 @@ def _setting_rows(agent: dict[str, Any]) -> list[str]:
         if value not in (None, "", {}, []):
             rows.append(f"| {label} | {_cell(plain_settings(value))} |")
     return rows
+
+
+def _redteam_row(card: Scorecard) -> list[str]:
+    """"Red team: attempts · findings (critical open)", when the run has red-team measures."""
+    line = summary_line({n: m.to_json() for n, m in card.metrics.items()
+                         if isinstance(m, MetricValue)})  # fmt: skip
+    if line is None:
+        return []
+    run = card.config.get("redteam", {}).get("run")
+    return [f"| Red team | {line.split(': ', 1)[1]}" + (f" — run {run}" if run else "") + " |"]
 
 
 def judge_summary(judge: dict[str, Any]) -> str:

@@ -7,12 +7,12 @@ Rendering lives beside this module (:mod:`.markdown`, :mod:`.terminal`); ``score
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ragcard.errors import one_line
-from ragcard.metrics.base import MetricSpec, MetricValue, Unscored
+from ragcard.metrics.base import MetricSpec, MetricValue, RunMeasures, Unscored
 from ragcard.questions import Question
 from ragcard.scoring import AttemptScore, ScoreAccumulator
 from ragcard.thresholds import Decision
@@ -258,9 +258,17 @@ def build_scorecard(
     acc: ScoreAccumulator,
     tally: FailureTally,
     breakdown_metrics: tuple[str, ...] = ("flag_accuracy",),
+    measures: Sequence[RunMeasures] = (),
 ) -> Scorecard:
-    """Assemble the scorecard from the folded scores, the failures and the decision."""
+    """Assemble the scorecard from the folded scores, the failures and the decision, with the
+    run-level ``measures`` (the red team's) after the layers' own."""
     metrics = acc.summarise()
+    specs = dict(acc.specs)
+    breakdowns = {name: acc.breakdown(name) for name in breakdown_metrics if name in acc.specs}
+    for extra in measures:
+        metrics.update(extra.values)
+        specs.update(extra.specs)
+        breakdowns.update(extra.breakdowns)
     splits: dict[str, dict[str, MetricValue | Unscored]] = {
         split: acc.summarise(_in_split(split))
         for split in sorted({i.question.split for i in acc.items.values()})
@@ -277,8 +285,8 @@ def build_scorecard(
         config=config,
         decision=decision,
         metrics=metrics,
-        specs=acc.specs,
-        breakdowns={name: acc.breakdown(name) for name in breakdown_metrics if name in acc.specs},
+        specs=specs,
+        breakdowns=breakdowns,
         splits=splits,
         categories=_category_rows(acc, tally),
         causes=_causes(tally),
