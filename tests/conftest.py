@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,13 @@ SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 def mini() -> Path:
     """A hand-checked six-item project: see tests/fixtures/mini and test_scoring_fixture.py."""
     return FIXTURES / "mini"
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _vectors_in_tmp(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Sentence vectors are cached for the session in its own file (and in the subprocesses it
+    starts), never in the user's ~/.cache."""
+    os.environ["RAGCARD_VECTOR_CACHE"] = str(tmp_path_factory.mktemp("vectors") / "v.sqlite3")
 
 
 @pytest.fixture(autouse=True)

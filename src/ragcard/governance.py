@@ -113,9 +113,14 @@ def changes(
     with one of ``ignore`` are skipped)."""
     old, new = _flatten(before), _flatten(after)
     found = []
+    judge = _judge_change(before.get("judge"), after.get("judge"), old, new)
+    if judge is not None and not any("judge".startswith(prefix) for prefix in ignore):
+        found.append(judge)
     for key in sorted(set(old) | set(new)):
         if key in _IGNORED or key.endswith(".sha256") and key.startswith("agent_"):
             continue
+        if key == "judge" or key.startswith("judge."):
+            continue  # summarised in one line above
         if any(key.startswith(prefix) for prefix in ignore):
             continue
         if old.get(key) != new.get(key):
@@ -128,6 +133,31 @@ def changes(
             else:
                 found.append(f"{label}: {_show(old.get(key))} → {_show(new.get(key))}")
     return found
+
+
+def _judge_change(
+    before: Any, after: Any, old: Mapping[str, Any], new: Mapping[str, Any]
+) -> str | None:
+    """A changed judge in one line: its name (and model) before and after, and which of its
+    settings changed — not one line per calibration figure."""
+    keys = sorted(
+        k
+        for k in set(old) | set(new)
+        if (k == "judge" or k.startswith("judge.")) and old.get(k) != new.get(k)
+    )
+    if not keys:
+        return None
+
+    def name(judge: Any) -> str:
+        if not isinstance(judge, Mapping):
+            return "(none)"
+        model = f" ({judge['model']})" if judge.get("model") else ""
+        return f"{judge.get('name', '?')}{model}"
+
+    parts = sorted({k.split(".")[2] if k.startswith("judge.settings.") and k.count(".") >= 2
+                    else k.split(".")[1] if "." in k else "judge" for k in keys})  # fmt: skip
+    shown = ", ".join(parts[:6]) + (f" and {len(parts) - 6} more" if len(parts) > 6 else "")
+    return f"judge: {name(before)} → {name(after)} ({shown} changed)"
 
 
 def _show(value: Any) -> str:
@@ -156,7 +186,7 @@ def check_lock(
         raise ConfigError(
             f"these thresholds are looser than the ones locked{who} for this question set:"
             f"\n{lines}\nrestore them, or run with --override-thresholds "
-            "--reason \"…\" (the loosening is then printed in red on the scorecard)"
+            '--reason "…" (the loosening is then printed in red on the scorecard)'
         )
     return found
 

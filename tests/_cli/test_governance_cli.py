@@ -103,7 +103,7 @@ def test_run_against_the_shipped_baseline_gates_a_regression(project: Path) -> N
     stale = run(project, "stale", "--baseline", "shipped", "-o", 'faults=["keep_superseded"]')
     assert stale.exit_code == 1
     comment = (project / "stale" / "comparison.md").read_text()
-    assert "regression gate: ❌ fail" in comment and "HB-0166" in comment
+    assert "regression gate: ❌ fail" in comment and "went from pass to fail: HB-01" in comment
     clobber = run(project, "base", "--baseline", "shipped")
     assert clobber.exit_code == 2 and "overwrite" in clobber.output
 
