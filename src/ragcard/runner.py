@@ -7,7 +7,8 @@ can append it to ``results.jsonl`` and an interrupted run loses nothing.
 * A fixed pool of ``concurrency`` workers pulls from one shared iterator (attempt 1 of every
   item first), so 50,000 attempts never become 50,000 tasks.
 * Each call runs under ``asyncio.timeout``; transient errors are retried ``retries`` times with
-  exponential backoff and full jitter (seeded by ``seed``), honouring ``Retry-After``.
+  exponential backoff and full jitter (seeded by ``seed``), honouring ``Retry-After`` up to
+  ``backoff_max_s`` (:class:`~ragcard._retry.Backoff`, the policy the llm judge uses too).
 * Agent failures are records (:class:`AttemptError`); an exception that is not an
   :class:`~ragcard.errors.AgentError` (a bug in the agent) becomes kind ``agent_exception``.
   Configuration errors and exceptions from ``on_outcome`` end the run: every call would fail.
@@ -19,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import random
 import time
 import traceback
 from collections import Counter
@@ -41,6 +41,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from ragcard._retry import Backoff
 from ragcard.adapters.base import Adapter, AgentCall, AgentReply, RetrievingAdapter
 from ragcard.errors import AgentError, AgentTimeout, ConfigError, InputError, Problem, RagcardError
 from ragcard.questions import Question
@@ -160,27 +161,6 @@ class RunSummary:
     def failed(self) -> int:
         """Item-attempts that ended in an error."""
         return sum(self.errors.values())
-
-
-class Backoff:
-    """Exponential backoff with full jitter: a delay drawn from ``[0, min(max, base·2^(n-1))]``.
-
-    Full jitter spreads retries from many workers over time instead of letting them hit a
-    recovering server in lock-step. ``seed`` makes the draws reproducible.
-    """
-
-    def __init__(self, base_s: float, max_s: float, seed: int | None = None) -> None:
-        self.base_s = base_s
-        self.max_s = max_s
-        self._random = random.Random(seed)
-
-    def delay(self, retry: int, retry_after_s: float | None = None) -> float:
-        """Seconds to wait before retry number ``retry`` (1-based)."""
-        ceiling = min(self.max_s, self.base_s * 2.0 ** min(retry - 1, 64))
-        wait = self._random.uniform(0.0, ceiling)
-        if retry_after_s is not None:
-            wait = max(wait, min(retry_after_s, self.max_s))
-        return wait
 
 
 async def run_attempts(

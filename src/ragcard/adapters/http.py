@@ -33,17 +33,16 @@ values never appear in :meth:`HttpAdapter.describe` or in error messages.
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import re
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Mapping
-from datetime import UTC, datetime
 from typing import Any, Literal
 
 import httpx
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from ragcard._retry import parse_retry_after
 from ragcard.adapters._common import (
     RAW_LIMIT,
     deadline,
@@ -344,27 +343,12 @@ def _status_error(response: httpx.Response, shown: str) -> AgentTransportError:
     raw = truncate(response.text)
     message = f"{shown} answered HTTP {status}"
     if status == 429:
-        retry_after = _retry_after_s(response.headers.get("retry-after"))
+        retry_after = parse_retry_after(response.headers.get("retry-after"))
         return RateLimitedError(message + " (rate limited)", raw, retry_after)
     if status >= 500:
         return AgentTransportError(message, raw)
     refused = ": refused, so not retried; check the url, method, headers and request_map"
     return AgentTransportError(message + refused, raw, transient=False)
-
-
-def _retry_after_s(value: str | None) -> float | None:
-    """``Retry-After`` in seconds: a number of seconds or an HTTP date."""
-    try:
-        return max(0.0, float(value or ""))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value or "")
-    except (TypeError, ValueError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return max(0.0, (when - datetime.now(UTC)).total_seconds())
 
 
 def _get_path(data: Any, path: str) -> Any:
