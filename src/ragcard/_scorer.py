@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ragcard._writing import fsync_folder
 from ragcard.corpus import Corpus
 from ragcard.judges.base import Judge
 from ragcard.metrics.base import AttemptContext, Layer, ScoringSettings
@@ -191,11 +192,15 @@ def score_into(
     records: Iterable[AttemptRecord],
     results_path: Path,
     write: Callable[[ResultsLog], None] | None = None,
+    *,
+    before_publish: Callable[[], None] | None = None,
 ) -> None:
     """Score ``records`` into ``results_path`` through a partial file published at the end: a
     failure (bad input, interruption) leaves any previous results in place, nothing half-made
     under that name, and no empty folder the call created. ``write``, when given, first fills
-    the log its own way (several processes), then ``records`` follow."""
+    the log its own way (several processes), then ``records`` follow. ``before_publish`` is
+    called once the partial file is complete and synced, just before it replaces the old
+    results (the caller marks its folder incomplete there)."""
     partial = results_path.with_name(results_path.name + ".partial")
     created = not results_path.parent.exists()
     partial.unlink(missing_ok=True)
@@ -210,7 +215,10 @@ def score_into(
     finally:
         log.close()
         if done:
+            if before_publish is not None:
+                before_publish()
             os.replace(partial, results_path)
+            fsync_folder(results_path.parent)
         else:
             partial.unlink(missing_ok=True)
             if created and not any(results_path.parent.iterdir()):

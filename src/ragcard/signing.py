@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from ragcard._writing import write_atomic
 from ragcard.errors import ConfigError, InputError, MissingExtraError, Problem
 
 try:
@@ -112,14 +113,12 @@ def new_keypair(private_path: Path, *, owner: str) -> Path:
 
 
 def _write_new(path: Path, data: bytes, mode: int) -> None:
-    """Create ``path`` exclusively (no race with another writer) with exactly ``mode``."""
+    """Create ``path`` exclusively (no race with another writer), whole or not at all, with
+    exactly ``mode``."""
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+        write_atomic(path, data, exclusive=True, mode=mode)
     except FileExistsError:
         raise ConfigError(f"{path} exists: refusing to overwrite it; choose another path") from None
-    with os.fdopen(fd, "wb") as handle:
-        os.chmod(path, mode)  # the umask may have taken bits off ``mode``; never adds any
-        handle.write(data)
 
 
 def _load_private_key(path: Path) -> Ed25519PrivateKey:
@@ -217,8 +216,11 @@ def sign_run(
     payload["digests"] = {**stored, "results": results, "thresholds": current}
     signature = base64.b64encode(key.sign(_canonical(payload))).decode()
     document = {**payload, "public_key": _public_pem(public), "signature": signature}
-    with out.open("x", encoding="utf-8") as handle:
-        handle.write(json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
+    text = json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    try:
+        write_atomic(out, text, exclusive=True)
+    except FileExistsError:  # signed meanwhile by someone else
+        raise ConfigError(f"{out} exists: this run is signed already") from None
     signed = (payload["signed_at"], payload["key_fingerprint"], payload["digests"])
     return Signature(out, by, decision, *signed)
 

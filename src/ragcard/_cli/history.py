@@ -18,6 +18,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from ragcard._cli._common import user_errors
+from ragcard._runfolder import check_complete
 from ragcard.errors import ConfigError, InputError, Problem
 from ragcard.history import HistoryStore, RunEntry, default_history_url
 
@@ -79,6 +80,8 @@ def ship_command(
     """Mark a run shipped: later runs of the project compare against it."""
     with HistoryStore(resolve_history_url(project, db)) as store:
         folder = Path(run)
+        if folder.is_dir():
+            check_complete(folder, "ship")
         if (folder / "scorecard.json").is_file() and not _recorded(store, run):
             store.record_run(_read_scorecard(folder / "scorecard.json"), folder)
         entry = store.get(run)

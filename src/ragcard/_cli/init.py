@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from ragcard._cli._common import err, user_errors
+from ragcard._writing import write_atomic
 from ragcard.errors import ConfigError
 from ragcard.thresholds import TEMPLATES, template_text
 
@@ -57,5 +58,5 @@ def init_command(
     if existing and not force:
         raise ConfigError(f"{', '.join(existing)} already exist(s); pass --force to overwrite")
     for path, text in targets.items():
-        path.write_text(text, encoding="utf-8")
+        write_atomic(path, text)
         err.print(f"wrote {path}", markup=False)

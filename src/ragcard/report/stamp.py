@@ -10,6 +10,8 @@ import json
 import re
 from pathlib import Path
 
+from ragcard._writing import write_atomic
+
 __all__ = ["stamp_signed"]
 
 
@@ -18,10 +20,10 @@ def stamp_signed(run_dir: Path, line: str) -> None:
     card_path = run_dir / "scorecard.json"
     card = json.loads(card_path.read_text(encoding="utf-8"))
     card["signed"] = line
-    card_path.write_text(json.dumps(card, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    write_atomic(card_path, json.dumps(card, indent=2, ensure_ascii=False) + "\n")
     md_path = run_dir / "scorecard.md"
     if md_path.exists():
         cell = line.replace("|", "\\|")
         text = re.sub(r"^\| Signed \| .* \|$", lambda _: f"| Signed | {cell} |",
                       md_path.read_text(encoding="utf-8"), count=1, flags=re.MULTILINE)
-        md_path.write_text(text, encoding="utf-8")
+        write_atomic(md_path, text)
