@@ -17,6 +17,7 @@ from typing import Any
 
 from ragcard._writing import fsync_folder
 from ragcard.corpus import Corpus
+from ragcard.coverage import Coverage, CoverageTally, measure_coverage
 from ragcard.judges.base import Judge
 from ragcard.metrics.base import AttemptContext, Layer, ScoringSettings
 from ragcard.metrics.judged import JudgedAnswer, judge_answer
@@ -45,6 +46,7 @@ class ScorerPart:
     acc: AccumulatorPart
     tally: FailureTally
     metas: list[dict[str, Any]]
+    coverage: CoverageTally
 
 
 @dataclass(slots=True)
@@ -60,6 +62,7 @@ class AttemptScorer:
     acc: ScoreAccumulator = field(init=False)
     tally: FailureTally = field(default_factory=FailureTally)
     metas: list[dict[str, Any]] = field(default_factory=list)
+    coverage: CoverageTally = field(default_factory=CoverageTally)
     judge_failures: int = 0
     #: Called each time the judge has finished an answer (a progress bar), if set.
     on_judged: Callable[[], None] | None = None
@@ -131,6 +134,11 @@ class AttemptScorer:
         question = self.questions[score.item]
         self.acc.add(question, score)
         self.tally.add(question, score)
+        if score.failed:
+            kind = score.evidence.get("error", {}).get("kind")
+            self.coverage.add(score.item, True, kind, list(score.values))
+        else:
+            self.coverage.add(score.item, False, None, ())
         if meta and len(self.metas) < _METAS:
             self.metas.append(meta)
 
@@ -139,16 +147,18 @@ class AttemptScorer:
         self.acc = ScoreAccumulator(self.acc.specs)
         self.tally = FailureTally()
         self.metas = []
+        self.coverage = CoverageTally()
 
     def part(self) -> ScorerPart:
         """What was folded, as plain values that pickle fast, for :meth:`merge`."""
-        return ScorerPart(self.acc.part(), self.tally, self.metas)
+        return ScorerPart(self.acc.part(), self.tally, self.metas, self.coverage)
 
     def merge(self, part: ScorerPart) -> None:
         """Fold in what another scorer folded (a worker's chunk), as if its attempts had been
         absorbed here one by one."""
         self.acc.merge(part.acc, self.questions)
         self.tally.merge(part.tally)
+        self.coverage.merge(part.coverage)
         self.metas.extend(part.metas[: max(0, _METAS - len(self.metas))])
 
     async def score(self, record: AttemptRecord) -> dict[str, Any]:
@@ -180,6 +190,12 @@ class AttemptScorer:
         for record, judged in zip(batch, verdicts, strict=True):
             sink(self.fold(record, judged))
         batch.clear()
+
+    def measured_coverage(self) -> Coverage:
+        """Failed attempts and each measure's missing members (:mod:`ragcard.coverage`)."""
+        return measure_coverage(
+            self.coverage, self.questions, self.corpus, self.settings, self.layers, self.acc.specs
+        )
 
     def agent_meta(self) -> dict[str, Any]:
         """The settings the agent reported most often (model, prompt version, index…)."""

@@ -243,13 +243,18 @@ def write_outputs(
     """Decide, build the scorecard, write scorecard.json/.md, save the run under eval/."""
     created = dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat()
     header = {"created_at": created, "ragcard_version": __version__, "signed": None, **header}
-    metrics = scorer.acc.summarise()
+    coverage = scorer.measured_coverage()
+    metrics = coverage.apply(scorer.acc.summarise())
     breakdowns = {
-        name: scorer.acc.breakdown(name) for name in BREAKDOWN_METRICS if name in scorer.acc.specs
+        name: coverage.apply(scorer.acc.breakdown(name), breakdown=name)
+        for name in BREAKDOWN_METRICS
+        if name in scorer.acc.specs
     }
-    decision = decide(thresholds, metrics, breakdowns, scorer.acc.specs, extra_reasons)
+    decision = decide(thresholds, metrics, breakdowns, scorer.acc.specs, extra_reasons, coverage)
     header["results"] = results_digest(results_path)  # binds the scorecard to its results
-    card = build_scorecard(header, config, decision, scorer.acc, scorer.tally, BREAKDOWN_METRICS)
+    card = build_scorecard(
+        header, config, decision, scorer.acc, scorer.tally, BREAKDOWN_METRICS, coverage
+    )
     out_dir.mkdir(parents=True, exist_ok=True)
     _write_json(out_dir / "scorecard.json", card.to_json())
     write_atomic(out_dir / "scorecard.md", render_markdown(card))

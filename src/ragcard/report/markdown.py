@@ -22,7 +22,12 @@ def _cell(value: object) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-_STATUS = {"met": "✅ met", "missed": "❌ missed", "unscored": "⚠️ not scored"}
+_STATUS = {
+    "met": "✅ met",
+    "missed": "❌ missed",
+    "unscored": "⚠️ not scored",
+    "not_distinguishable": "⚠️ not distinguishable",
+}
 
 
 def format_value(result: MetricValue | Unscored | None) -> str:
@@ -31,8 +36,13 @@ def format_value(result: MetricValue | Unscored | None) -> str:
         return "—"
     if isinstance(result, Unscored):
         return f"not scored: {result.reason}"
+    partial = ""
+    if result.coverage is not None:  # (ragcard.coverage: some members never answered)
+        n, of = result.coverage
+        unit = "attempts" if result.spec.kind == "quantile" else "items"
+        partial = f", on {n} of {of} {unit}: {of - n} never answered"
     if result.spec.kind == "count":
-        return f"{result.value:g} of {result.n}"
+        return f"{result.value:g} of {result.n}" + (f" ({partial[2:]})" if partial else "")
     if result.spec.kind == "quantile":
         text = f"{result.value:.0f} ms"
     else:
@@ -44,7 +54,7 @@ def format_value(result: MetricValue | Unscored | None) -> str:
             if result.spec.kind == "quantile"
             else (f" [{low:.3f}, {high:.3f}]")
         )
-    return f"{text} (n={result.n})"
+    return f"{text} (n={result.n}{partial})"
 
 
 def _threshold_rows(card: Scorecard) -> list[str]:

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ragcard.coverage import Coverage
 from ragcard.errors import one_line
 from ragcard.metrics.base import MetricSpec, MetricValue, Unscored
 from ragcard.questions import Question
@@ -117,6 +118,8 @@ class Scorecard:
     flaky: list[dict[str, Any]]
     #: attempts by what decided whether they abstained: field, flag, judge, phrases
     abstention_sources: dict[str, int] = field(default_factory=dict)
+    #: failed attempts and lost items (:meth:`ragcard.coverage.Coverage.to_json`)
+    coverage: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -145,6 +148,7 @@ class Scorecard:
             "errors": self.errors,
             "flaky": self.flaky,
             "abstention_sources": self.abstention_sources,
+            "coverage": self.coverage,
         }
 
 
@@ -234,9 +238,14 @@ def build_scorecard(
     acc: ScoreAccumulator,
     tally: FailureTally,
     breakdown_metrics: tuple[str, ...] = ("flag_accuracy",),
+    coverage: Coverage | None = None,
 ) -> Scorecard:
-    """Assemble the scorecard from the folded scores, the failures and the decision."""
-    metrics = acc.summarise()
+    """Assemble the scorecard from the folded scores, the failures and the decision; with
+    ``coverage``, each measure computed on a partial population says so."""
+    metrics = acc.summarise() if coverage is None else coverage.apply(acc.summarise())
+    breakdowns = {name: acc.breakdown(name) for name in breakdown_metrics if name in acc.specs}
+    if coverage is not None:
+        breakdowns = {name: coverage.apply(by, breakdown=name) for name, by in breakdowns.items()}
     splits: dict[str, dict[str, MetricValue | Unscored]] = {
         split: acc.summarise(_in_split(split))
         for split in sorted({i.question.split for i in acc.items.values()})
@@ -254,7 +263,7 @@ def build_scorecard(
         decision=decision,
         metrics=metrics,
         specs=acc.specs,
-        breakdowns={name: acc.breakdown(name) for name in breakdown_metrics if name in acc.specs},
+        breakdowns=breakdowns,
         splits=splits,
         categories=_category_rows(acc, tally),
         causes=_causes(tally),
@@ -262,4 +271,5 @@ def build_scorecard(
         errors=errors,
         flaky=_flaky(acc, tally),
         abstention_sources=dict(tally.abstention_sources.most_common()),
+        coverage=coverage.to_json() if coverage is not None else {},
     )

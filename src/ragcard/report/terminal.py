@@ -12,7 +12,12 @@ from ragcard.report.scorecard import Scorecard
 
 __all__ = ["print_scorecard"]
 
-_STYLE = {"met": "green", "missed": "bold red", "unscored": "yellow"}
+_STYLE = {
+    "met": "green",
+    "missed": "bold red",
+    "unscored": "yellow",
+    "not_distinguishable": "yellow",
+}
 
 
 def _thresholds(card: Scorecard) -> Table:
