@@ -97,3 +97,35 @@ def callable_agent(**plan: Any) -> dict[str, Any]:
 
 def read_lines(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+
+
+#: How each fault ends over HTTP: (verdict kind, transient?). ``cut`` is an incomplete stream
+#: or a short body (retried); ``wrong_body`` a 200 that is not the declared format.
+HTTP_OUTCOME = {
+    "ok": ("ok", False),
+    "timeout": ("timeout", True),
+    "error": ("transport", True),
+    "malformed": ("malformed_output", False),
+    "bug": ("transport", False),
+    "refused": ("transport", False),
+    "rate_limited": ("transport", True),
+    "closed": ("transport", True),
+    "cut": ("transport", True),
+    "wrong_body": ("malformed_output", False),
+    "echo": ("transport", False),
+}
+
+
+def planned(plan: Any, questions: list[Any], attempts: int, retries: int
+            ) -> dict[tuple[str, int], tuple[str, int]]:
+    """What the plan says each item-attempt ends as over HTTP: ``(verdict, tries)``."""
+    expected = {}
+    for question in questions:
+        for attempt in range(1, attempts + 1):
+            for try_number in range(1, retries + 2):
+                verdict, transient = HTTP_OUTCOME[plan.fault(question.question, attempt,
+                                                             try_number)]
+                if not transient or try_number == retries + 1:
+                    expected[(question.id, attempt)] = (verdict, try_number)
+                    break
+    return expected

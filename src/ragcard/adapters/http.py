@@ -13,16 +13,20 @@ TOML (``[agent]`` table)::
     timeout = 30                           # seconds; default: the run's timeout
     stream = "sse"                         # or "chunked"; absent: one JSON body
     delta_field = "delta"                  # SSE: dotted path of each text delta
+    end_marker = "[DONE]"                  # SSE: the data that ends a complete stream; "" = close
     retrieve_url = "https://agent.example.org/v1/retrieve"  # retrieval-only runs
     send_attempt = false                   # add "attempt": n to the request
 
 ``request_map`` sends only the mapped fields (dotted names nest); ``response_map`` reads each
 mapped field from its path (digits index lists), the rest from the top level.
 
-``sse``: each ``data:`` line is one JSON event; text deltas accumulate into the answer, events
-with response fields are merged into the response, ``[DONE]`` ends. ``chunked``: the chunks
-concatenate into one JSON response. Both measure time to first token (first non-empty delta
-or chunk) from the start of the request.
+``sse``: the body must be ``text/event-stream`` (parsed by httpx-sse); each event's data is one
+JSON object; text deltas accumulate into the answer, events with response fields are merged
+into the response, and the ``end_marker`` (``[DONE]``) ends a complete stream. A body that is
+not an event stream, an ``event: error`` or an event that is not an object is
+``malformed_output``; a stream cut before its end marker is an incomplete response, retried as
+transient. ``chunked``: the chunks concatenate into one JSON response. Both measure time to
+first token (first non-empty delta or chunk) from the start of the request.
 
 Errors: 5xx, 429 (:class:`RateLimitedError`, with ``Retry-After``), connection and read errors
 are transient :class:`~ragcard.errors.AgentTransportError`; other 4xx are not; timeouts are
@@ -40,6 +44,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Literal
 
 import httpx
+from httpx_sse import EventSource, SSEError
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from ragcard._retry import parse_retry_after
@@ -93,6 +98,7 @@ class HttpConfig(BaseModel):
     timeout: float | None = Field(default=None, gt=0)
     stream: Literal["sse", "chunked"] | None = None
     delta_field: str = Field(default="delta", min_length=1)
+    end_marker: str = "[DONE]"
     retrieve_url: str | None = None
     send_attempt: bool = False
 
@@ -176,7 +182,7 @@ class HttpAdapter:
         described["headers"] = sorted(config.headers)
         described["retrieve_url"] = config.retrieve_url and redact_url(config.retrieve_url)
         if config.stream != "sse":
-            del described["delta_field"]
+            del described["delta_field"], described["end_marker"]
         return described
 
     # --- one exchange ---------------------------------------------------------------------
@@ -186,6 +192,8 @@ class HttpAdapter:
         shown = f"{config.method} {redact_url(url_template)}"
         url = expand_env(url_template, "[agent] url")
         headers = {k: expand_env(v, f"[agent] header {k!r}") for k, v in config.headers.items()}
+        if config.stream == "sse" and "accept" not in {k.lower() for k in headers}:
+            headers["Accept"] = "text/event-stream"
         payload = self._payload(call)
         timeout = config.timeout or call.timeout_s
         client = self._client_for_this_loop()
@@ -256,31 +264,69 @@ class HttpAdapter:
         )
 
     async def _read_sse(self, response: httpx.Response, start: float) -> AgentReply:
-        transcript: deque[str] = deque(maxlen=64)  # the last lines, for error reports
+        """An event stream, parsed by httpx-sse (events split over several ``data:`` lines are
+        joined). Refused as ``malformed_output``: a body that is not ``text/event-stream``, an
+        event that is not a JSON object, a delta that is not text, ``event: error``, a stream
+        with no answer. A stream that stops before its end marker is an incomplete response:
+        a transient error, retried."""
+        transcript: deque[str] = deque(maxlen=64)  # the last events, for error reports
         deltas: list[str] = []
         fields: dict[str, Any] = {}
         first_token_ms: float | None = None
-        async for line in response.aiter_lines():
-            transcript.append(line)
-            if not line.startswith("data:"):
-                continue  # blank separators, comments, event:/id:/retry: lines
-            payload = line[5:].strip()
-            if payload == "[DONE]":
-                break
-            if not payload:
-                continue
-            event = _decode_event(payload, transcript)
-            delta = _get_path(event, self.config.delta_field)
-            if isinstance(delta, str) and delta:
-                deltas.append(delta)
-            fields.update(self._fields(event, payload, strict=False, skip=self.config.delta_field))
-            if first_token_ms is None and (deltas or fields.get("answer")):
-                first_token_ms = _elapsed_ms(start)
+        end, ended, events = self.config.end_marker, False, 0
+        try:
+            async for event in EventSource(response).aiter_sse():
+                transcript.append(f"event: {event.event}\ndata: {event.data}")
+                if event.event == "error":
+                    raise AgentOutputError(
+                        f"the stream reported an error: {event.data[:200]}", _tail(transcript)
+                    )
+                if end and event.data == end:
+                    ended = True
+                    break
+                if not event.data:
+                    continue
+                events += 1
+                data = _decode_event(event.data, transcript)
+                delta = _get_path(data, self.config.delta_field)
+                if isinstance(delta, str):
+                    deltas.append(delta)
+                elif delta is not _MISSING and delta is not None:
+                    raise AgentOutputError(
+                        f"SSE event: {self.config.delta_field!r} is a {type(delta).__name__}, "
+                        "not text",
+                        _tail(transcript),
+                    )
+                fields.update(self._fields(data, event.data, skip=self.config.delta_field))
+                if first_token_ms is None and (any(deltas) or fields.get("answer")):
+                    first_token_ms = _elapsed_ms(start)
+        except SSEError:
+            await response.aread()
+            kind = response.headers.get("content-type") or "no Content-Type"
+            raise AgentOutputError(
+                f"stream = 'sse', but the agent answered {kind}, not text/event-stream "
+                "(a whole body, not an event stream): fix the endpoint, or remove `stream` "
+                "from [agent] if it answers one JSON body",
+                truncate(response.text),
+            ) from None
+        if end and not ended:
+            raise AgentTransportError(
+                f"the event stream ended before its end marker {end!r} after {events} "
+                "event(s): an incomplete response (set end_marker = \"\" if this agent "
+                "ends its streams by closing them)",
+                _tail(transcript),
+            )
+        if not deltas and not fields:
+            raise AgentOutputError(
+                "the event stream held no answer: no text delta at "
+                f"{self.config.delta_field!r} and no response field",
+                _tail(transcript) or "(no events)",
+            )
         measured = _elapsed_ms(start)
         if fields.get("answer") is None:
             fields["answer"] = "".join(deltas)
         return make_reply(
-            parse_response(fields, "\n".join(transcript)[-RAW_LIMIT:]),
+            parse_response(fields, _tail(transcript)),
             measured_latency_ms=measured,
             measured_first_token_ms=first_token_ms,
         )
@@ -322,9 +368,13 @@ class HttpAdapter:
         return found
 
 
+def _tail(transcript: deque[str]) -> str:
+    """The end of the stream, where it went wrong: what errors keep as the raw output."""
+    return "\n\n".join(transcript)[-RAW_LIMIT:]
+
+
 def _decode_event(payload: str, transcript: deque[str]) -> dict[str, Any]:
-    # the raw kept on errors is the end of the stream, where it went wrong
-    raw = "\n".join(transcript)[-RAW_LIMIT:]
+    raw = _tail(transcript)
     try:
         event = decode_json(payload)
     except AgentOutputError as error:
