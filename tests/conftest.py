@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,15 @@ SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 def mini() -> Path:
     """A hand-checked six-item project: see tests/fixtures/mini and test_scoring_fixture.py."""
     return FIXTURES / "mini"
+
+
+@pytest.fixture(autouse=True)
+def _no_secrets_across_tests() -> Iterator[None]:
+    """The secrets a test expands (ragcard._secrets) do not scrub the next test's outputs."""
+    yield
+    from ragcard._secrets import forget_all
+
+    forget_all()
 
 
 @pytest.fixture(autouse=True)

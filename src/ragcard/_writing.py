@@ -25,6 +25,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
+from ragcard import _secrets
+
 __all__ = ["copy_atomic", "fsync_folder", "remove", "write_atomic", "write_hook"]
 
 #: Crash-test hook ``(point, path)``; None in normal use (see the module docstring).
@@ -50,6 +52,8 @@ def write_atomic(
     The folder must exist. Returns ``path``.
     """
     path = Path(path)
+    if _secrets.active():  # the last line of defence: no remembered secret reaches a file
+        data = _secrets.scrub_text(data)
     payload = data.encode("utf-8") if isinstance(data, str) else data
     with _temporary(path, mode) as (handle, temporary):
         half = len(payload) // 2

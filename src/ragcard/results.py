@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic_core import PydanticSerializationError, to_json
 
-from ragcard import _writing
+from ragcard import _secrets, _writing
 from ragcard.errors import InputError, Problem
 from ragcard.metrics.base import AttemptFailure
 from ragcard.responses import AgentResponse
@@ -128,7 +128,9 @@ class ResultsLog:
         self._handle = path.open("a", encoding="utf-8", buffering=-1 if flush_each else 1 << 20)
 
     def append(self, record: dict[str, Any]) -> None:
-        self.append_lines(dumps_line(record))
+        """Append one record; any secret in it (an answer or an error body that echoes a
+        credential) is written as ``***``."""
+        self.append_lines(dumps_line(_secrets.scrub_data(record)))
 
     def append_lines(self, text: str) -> None:
         """Append lines already made by :func:`dumps_line` (each ends with a newline)."""

@@ -41,6 +41,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from ragcard import _secrets
 from ragcard._retry import Backoff
 from ragcard.adapters.base import Adapter, AgentCall, AgentReply, RetrievingAdapter
 from ragcard.errors import AgentError, AgentTimeout, ConfigError, InputError, Problem, RagcardError
@@ -229,6 +230,9 @@ def _preflight(
     duplicates = sorted(item for item, count in counts.items() if count > 1)
     if duplicates:
         raise ConfigError(f"item ids must be unique to run: {', '.join(duplicates[:10])}")
+    check = getattr(adapter, "preflight", None)
+    if callable(check):  # settings every call needs (secrets from the environment): now
+        check()
     retrieves = isinstance(adapter, RetrievingAdapter)
     if settings.retrieval_only:
         if not retrieves or not getattr(adapter, "supports_retrieval", True):
@@ -306,15 +310,16 @@ class _Run:
             raise  # configuration and input errors: every call would fail, stop the run
         except Exception as bug:  # the agent's own bug: record it, keep running
             return None, _exception_error(bug), None
-        raw = error.raw if error.raw is None else _cut(error.raw, keep="head")
-        found = AttemptError(error.kind, str(error), raw, error.transient)
+        raw = error.raw if error.raw is None else _secrets.scrub(_cut(error.raw, keep="head"))
+        found = AttemptError(error.kind, _secrets.scrub(str(error)), raw, error.transient)
         return None, found, getattr(error, "retry_after_s", None)
 
 
 def _exception_error(bug: Exception) -> AttemptError:
     # the end of a traceback says where it broke
-    trace = _cut("".join(traceback.format_exception(bug)), keep="tail")
-    return AttemptError("agent_exception", f"{type(bug).__name__}: {bug}", trace, False)
+    trace = _secrets.scrub(_cut("".join(traceback.format_exception(bug)), keep="tail"))
+    message = _secrets.scrub(f"{type(bug).__name__}: {bug}")
+    return AttemptError("agent_exception", message, trace, False)
 
 
 def _cut(text: str, *, keep: str) -> str:

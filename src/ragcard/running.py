@@ -110,6 +110,9 @@ def run_evaluation(
         run.run_date, run.k, run.non_abstaining_flags, retrieval_only, judge
     )
     adapter = build_adapter(spec)
+    check = getattr(adapter, "preflight", None)
+    if callable(check):  # a secret that cannot be sent stops the run before anything changes
+        check()
     frozen = {
         "questions": inputs.questions.sha256,
         "corpus": inputs.corpus.sha256,

@@ -53,6 +53,7 @@ from ragcard.adapters._common import (
     deadline,
     decode_json,
     expand_env,
+    expand_header,
     load_config,
     make_reply,
     parse_response,
@@ -191,7 +192,7 @@ class HttpAdapter:
         config = self.config
         shown = f"{config.method} {redact_url(url_template)}"
         url = expand_env(url_template, "[agent] url")
-        headers = {k: expand_env(v, f"[agent] header {k!r}") for k, v in config.headers.items()}
+        headers = self._headers()
         if config.stream == "sse" and "accept" not in {k.lower() for k in headers}:
             headers["Accept"] = "text/event-stream"
         payload = self._payload(call)
@@ -218,6 +219,17 @@ class HttpAdapter:
             raise AgentTransportError(f"{shown}: {type(error).__name__}: {detail}") from None
         except httpx.DecodingError as error:
             raise AgentOutputError(f"{shown}: could not decode the body: {error}") from None
+
+    def preflight(self) -> None:
+        """Before the first call: every ``${VAR}`` of the url and headers is set, and every
+        header value is one HTTP can carry (:func:`expand_header`)."""
+        expand_env(self.config.url, "[agent] url")
+        if self.config.retrieve_url:
+            expand_env(self.config.retrieve_url, "[agent] retrieve_url")
+        self._headers()
+
+    def _headers(self) -> dict[str, str]:
+        return {name: expand_header(name, value) for name, value in self.config.headers.items()}
 
     def _client_for_this_loop(self) -> httpx.AsyncClient:
         loop = asyncio.get_running_loop()

@@ -241,9 +241,12 @@ def faulty_agent(options: Mapping[str, Any]) -> FaultyAgent:
 
 
 class _ServerState:
-    def __init__(self, plan: FaultPlan, stall_s: float, stream_delay_s: float, deltas: int) -> None:
+    def __init__(
+        self, plan: FaultPlan, stall_s: float, stream_delay_s: float, deltas: int, echo: bool
+    ) -> None:
         self.plan, self.stall_s = plan, stall_s
         self.stream_delay_s, self.deltas = stream_delay_s, deltas
+        self.echo = echo
         self.tries = _TryCounter()
         self.log: list[tuple[str, int, int, Fault, float]] = []
         self.lock = threading.Lock()
@@ -342,10 +345,17 @@ class _Handler(BaseHTTPRequestHandler):
             return False
         return True
 
+    def _answer(self, state: _ServerState, question: str) -> dict[str, Any]:
+        response = canned_response(question)
+        if state.echo:  # an agent that repeats what it was sent, credentials included
+            sent = {k: v for k, v in self.headers.items() if k.lower() != "content-length"}
+            response["answer"] += f" You sent {json.dumps(sent)}."
+        return response
+
     def _json(self, state: _ServerState, question: str, fault: Fault, *, retrieve: bool) -> None:
         if fault == "timeout":
             time.sleep(state.stall_s)
-        response = canned_response(question)
+        response = self._answer(state, question)
         body = {"retrieved": response["retrieved"]} if retrieve else response
         data = json.dumps(body).encode()
         if fault == "cut":  # promise the whole body, send half, hang up
@@ -360,7 +370,7 @@ class _Handler(BaseHTTPRequestHandler):
         self._send(200, data[: len(data) // 2] if fault == "malformed" else data)
 
     def _sse(self, state: _ServerState, question: str, fault: Fault) -> None:
-        response = canned_response(question)
+        response = self._answer(state, question)
         answer = response.pop("answer")
         size = -(-len(answer) // state.deltas)
         self._start_chunks("text/event-stream")
@@ -435,7 +445,9 @@ class FaultServer:
 
     ``stream_delay_s`` is the pause between SSE deltas and between body chunks (a slow
     stream); ``stall_s`` how long a ``timeout`` fault hangs; ``deltas`` how many pieces the
-    SSE answer is cut into.
+    SSE answer is cut into; ``echo_headers`` makes every answer repeat the request's headers
+    (credentials included), as a careless agent might. Bounded: it listens on 127.0.0.1 only,
+    and a stall lasts at most 60 s.
     """
 
     def __init__(
@@ -445,9 +457,16 @@ class FaultServer:
         stall_s: float = 5.0,
         stream_delay_s: float = 0.0,
         deltas: int = 4,
+        echo_headers: bool = False,
     ) -> None:
+        if not 0 <= stall_s <= 60 or not 0 <= stream_delay_s <= 10:
+            raise ConfigError(
+                "FaultServer: stall_s must lie in [0, 60] and stream_delay_s in [0, 10]"
+            )
         self.plan = plan or FaultPlan()
-        self._state = _ServerState(self.plan, stall_s, stream_delay_s, max(1, deltas))
+        self._state = _ServerState(
+            self.plan, stall_s, stream_delay_s, max(1, deltas), echo_headers
+        )
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
 

@@ -57,6 +57,7 @@ from typing import Any, Literal, Self
 import httpx
 from pydantic import Field
 
+from ragcard import _secrets
 from ragcard._retry import Backoff, parse_retry_after
 from ragcard.errors import ConfigError
 from ragcard.judges.base import JudgeContext, JudgeError, JudgeIdentity
@@ -170,6 +171,8 @@ class LlmJudge(ChatJudge):
                 f"judge 'llm': api_key_env = {name!r}, but ${name} is not set; "
                 f"export {name}=… before running"
             )
+        if self.options.api_key_env:  # a key HTTP cannot carry stops the run now, unnamed
+            self._key_header()
         super().__init__(
             self.options,
             self.options.model,
@@ -255,7 +258,18 @@ class LlmJudge(ChatJudge):
         key = os.environ.get(name)
         if key is None:
             raise JudgeError(f"llm judge ({self._host}): ${name} is no longer set")
-        return {"Authorization": f"Bearer {key}"}
+        return {"Authorization": self._key_header()}
+
+    def _key_header(self) -> str:
+        """``Bearer <key>``, the key remembered as a secret (scrubbed from every output) and
+        checked: a CR, LF or non-Latin-1 character is a ConfigError naming the variable."""
+        name = self.options.api_key_env or ""
+        key = os.environ.get(name, "")
+        _secrets.remember(key)
+        problem = _secrets.check_header_value(f"Bearer {key}", "Authorization", [name])
+        if problem is not None:
+            raise ConfigError(problem.replace("[agent] header", "[judge] api_key_env:", 1))
+        return f"Bearer {key}"
 
     def _payload(
         self, messages: list[dict[str, str]], ctx: JudgeContext, max_tokens: int
