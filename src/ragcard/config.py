@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import datetime as dt
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -100,6 +100,15 @@ class BaselineSection(BaseModel):
     default_tolerance: float = Field(default=0.0, ge=0)
 
 
+class SigningSection(BaseModel):
+    """``[signing]``: the public keys whose signatures ``ragcard verify --project`` trusts
+    (paths relative to ragcard.toml)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    trusted_keys: list[str] = Field(default_factory=list)
+
+
 class _File(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -109,6 +118,7 @@ class _File(BaseModel):
     run: RunSection = Field(default_factory=RunSection)
     history: HistorySection = Field(default_factory=lambda: HistorySection())
     baseline: BaselineSection = Field(default_factory=lambda: BaselineSection())
+    signing: SigningSection = Field(default_factory=lambda: SigningSection())
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,6 +130,7 @@ class Config:
     judge: dict[str, Any]
     history: HistorySection
     baseline: BaselineSection
+    signing: SigningSection = field(default_factory=lambda: SigningSection())
 
     @property
     def base_dir(self) -> Path:
@@ -187,4 +198,5 @@ def load_config(path: str | Path) -> Config:
         parsed.judge,
         parsed.history,
         parsed.baseline,
+        parsed.signing,
     )
