@@ -28,6 +28,7 @@ from ragcard._scorer import AttemptScorer, score_into
 from ragcard._writing import copy_atomic, write_atomic
 from ragcard.corpus import Corpus, load_corpus
 from ragcard.errors import ConfigError, InputError, Problem
+from ragcard.history import new_run_id
 from ragcard.judges.base import Judge
 from ragcard.judges.metaeval.calibration import calibration_line
 from ragcard.metrics.abstention import flag_label
@@ -241,8 +242,14 @@ def write_outputs(
     extra_reasons: Sequence[str] = (),
 ) -> EvaluationResult:
     """Decide, build the scorecard, write scorecard.json/.md, save the run under eval/."""
-    created = dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat()
-    header = {"created_at": created, "ragcard_version": __version__, "signed": None, **header}
+    now = dt.datetime.now(dt.UTC).replace(microsecond=0)
+    header = {
+        "run_id": new_run_id(now),  # unique per run: never derived from content and time
+        "created_at": now.isoformat(),
+        "ragcard_version": __version__,
+        "signed": None,
+        **header,
+    }
     coverage = scorer.measured_coverage()
     metrics = coverage.apply(scorer.acc.summarise())
     breakdowns = {
