@@ -145,7 +145,7 @@ class Config:
         so the agent finds them whatever the working directory; a callable agent's module is
         looked for in its ``path`` folders (relative to this file) and then in this file's
         folder; a command agent runs in its ``cwd`` (relative to this file), by default this
-        file's folder."""
+        file's folder; a replay agent reads its ``path`` relative to this file."""
         spec = dict(self.agent)
         if spec.get("type") == "command":
             spec.setdefault("cwd", ".")
@@ -162,6 +162,8 @@ class Config:
         for key in ("responses", "cwd"):
             if isinstance(spec.get(key), str):
                 spec[key] = str(self.resolve(spec[key]))
+        if spec.get("type") == "replay" and isinstance(spec.get("path"), str):
+            spec["path"] = str(self.resolve(spec["path"]))  # beside ragcard.toml, not the cwd
         return spec
 
 

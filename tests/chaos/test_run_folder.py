@@ -159,3 +159,24 @@ def _alive(pid: int) -> bool:
     except OSError:
         return False
     return state != "Z"  # a zombie has died (its parent, init, reaps it)
+
+
+def test_a_replay_agents_relative_path_is_read_beside_ragcard_toml(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """It resolved against the working directory: run from elsewhere, it found nothing."""
+    from ragcard.adapters.testing import canned_response, synthetic_questions
+
+    project = make_project(tmp_path / "p", {"type": "replay", "path": "recorded/responses.jsonl"},
+                           questions=4)
+    (project / "recorded").mkdir()
+    with (project / "recorded" / "responses.jsonl").open("w") as handle:
+        for question in synthetic_questions(4):
+            record = {**canned_response(question.question), "item": question.id, "attempt": 1}
+            handle.write(json.dumps(record) + "\n")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    result = run(project, tmp_path / "out")
+    assert result.scorecard.decision.decision == "ship"
+    assert result.scorecard.to_json()["coverage"]["failed_attempts"] == 0

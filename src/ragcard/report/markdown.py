@@ -238,6 +238,27 @@ def _flaky_rows(flaky: list[dict[str, Any]]) -> list[str]:
     return rows
 
 
+def _leak_table(leaks: list[dict[str, Any]]) -> list[str]:
+    """Each leak with its evidence (SPEC §2): passage ids, channels, who may see the passage,
+    and for reproduced content the counts and a hash of what matched — never its text."""
+    rows = [
+        "| Item | Attempts | Passage | Channels | Access | Content match |",
+        "|---|---|---|---|---|---|",
+    ]
+    for leak in leaks:
+        for passage in leak["passages"]:
+            match = ""
+            if "match_sha256" in passage:
+                match = (f"{passage.get('shared_ngrams', 0)} shared 8-word runs, "
+                         f"{passage.get('restricted_figures', 0)} figures, "
+                         f"sha256 {passage['match_sha256']}")
+            cells = [leak["item"], ", ".join(map(str, leak["attempts"])), passage["id"],
+                     ", ".join(passage.get("channels", [])),
+                     ", ".join(passage.get("access") or []), match]
+            rows.append("| " + " | ".join(_cell(c) for c in cells) + " |")
+    return rows
+
+
 def render_markdown(card: Scorecard) -> str:
     """The whole scorecard as Markdown."""
     out = _header(card)
@@ -292,6 +313,8 @@ def render_markdown(card: Scorecard) -> str:
             "",
             *_flaky_rows(card.flaky),
         ]
+    if card.leaks:
+        out += ["", "## Access leaks", "", *_leak_table(card.leaks)]
     if card.failures:
         out += ["", "## Failing items", "", *_failure_rows(card.failures)]
     out += [

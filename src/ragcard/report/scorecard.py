@@ -53,9 +53,15 @@ class FailureTally:
         self.messages: Counter[str] = Counter()  # the failed attempts' error messages
         self.abstention_sources: Counter[str] = Counter()
         self.attempts = 0
+        #: item → attempt → the passages it leaked, with channels, access and hashes (SPEC §2:
+        #: "each leak is listed with its evidence"); never restricted text
+        self.leaks: dict[str, dict[int, list[dict[str, Any]]]] = {}
 
     def add(self, question: Question, score: AttemptScore) -> None:
         self.attempts += 1
+        leaks = score.evidence.get("leaks")
+        if leaks:
+            self.leaks.setdefault(question.id, {})[score.attempt] = [_leak(x) for x in leaks]
         source = score.evidence.get("abstention_source")
         if source is not None:
             self.abstention_sources[source] += 1
@@ -84,6 +90,8 @@ class FailureTally:
         """Fold in another tally (a worker's) as if its attempts had been added here after
         this one's: same counts, items, causes and orders."""
         self.attempts += other.attempts
+        for item, attempts in other.leaks.items():
+            self.leaks.setdefault(item, {}).update(attempts)
         self.abstention_sources.update(other.abstention_sources)
         self.errors.update(other.errors)
         self.messages.update(other.messages)
@@ -100,6 +108,29 @@ class FailureTally:
             cause.symptoms.update(theirs_cause.symptoms)
             cause.items.update(theirs_cause.items)
             cause.attempts += theirs_cause.attempts
+
+
+_LEAK_FIELDS = ("id", "channels", "access", "shared_ngrams", "restricted_figures", "match_sha256")
+
+
+def _leak(evidence: dict[str, Any]) -> dict[str, Any]:
+    """A leak's evidence as the scorecard shows it: ids, channels, access, counts, a hash."""
+    return {name: evidence[name] for name in _LEAK_FIELDS if name in evidence}
+
+
+def _leak_rows(tally: FailureTally) -> list[dict[str, Any]]:
+    """One row per leaking item: the attempts that leaked and each passage with how it leaked
+    (channels merged over the attempts)."""
+    rows = []
+    for item, attempts in sorted(tally.leaks.items()):
+        passages: dict[str, dict[str, Any]] = {}
+        for found in attempts.values():
+            for leak in found:
+                entry = passages.setdefault(leak["id"], {**leak, "channels": []})
+                entry["channels"] = sorted(set(entry["channels"]) | set(leak.get("channels", [])))
+        found_in = sorted(attempts)
+        rows.append({"item": item, "attempts": found_in, "passages": list(passages.values())})
+    return rows
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,6 +151,8 @@ class Scorecard:
     abstention_sources: dict[str, int] = field(default_factory=dict)
     #: failed attempts and lost items (:meth:`ragcard.coverage.Coverage.to_json`)
     coverage: dict[str, Any] = field(default_factory=dict)
+    #: each leaking item with its evidence (passage ids, channels, access, hashes)
+    leaks: list[dict[str, Any]] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -149,6 +182,7 @@ class Scorecard:
             "flaky": self.flaky,
             "abstention_sources": self.abstention_sources,
             "coverage": self.coverage,
+            "leaks": self.leaks,
         }
 
 
@@ -272,4 +306,5 @@ def build_scorecard(
         flaky=_flaky(acc, tally),
         abstention_sources=dict(tally.abstention_sources.most_common()),
         coverage=coverage.to_json() if coverage is not None else {},
+        leaks=_leak_rows(tally),
     )
