@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ragcard._writing import fsync_folder
+from ragcard._writing import fsync_folder, hook
 from ragcard.corpus import Corpus
 from ragcard.coverage import Coverage, CoverageTally, measure_coverage
 from ragcard.judges.base import Judge
@@ -233,7 +233,9 @@ def score_into(
         if done:
             if before_publish is not None:
                 before_publish()
+            hook("synced", results_path)
             os.replace(partial, results_path)
+            hook("renamed", results_path)
             fsync_folder(results_path.parent)
         else:
             partial.unlink(missing_ok=True)

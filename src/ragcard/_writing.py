@@ -27,7 +27,7 @@ from typing import BinaryIO
 
 from ragcard import _secrets
 
-__all__ = ["copy_atomic", "fsync_folder", "remove", "write_atomic", "write_hook"]
+__all__ = ["copy_atomic", "fsync_folder", "hook", "remove", "write_atomic", "write_hook"]
 
 #: Crash-test hook ``(point, path)``; None in normal use (see the module docstring).
 write_hook: Callable[[str, Path], None] | None = None
@@ -37,7 +37,8 @@ os.umask(_UMASK)
 _CHUNK = 1 << 20
 
 
-def _hook(point: str, path: Path) -> None:
+def hook(point: str, path: Path) -> None:
+    """Call :data:`write_hook` at a crash point (writers outside this module use it too)."""
     if write_hook is not None:
         write_hook(point, path)
 
@@ -60,7 +61,7 @@ def write_atomic(
         handle.write(payload[:half])
         if write_hook is not None:
             handle.flush()
-            _hook("partial", path)
+            hook("partial", path)
         handle.write(payload[half:])
         _sync(handle)
         _publish(temporary, path, exclusive)
@@ -76,7 +77,7 @@ def copy_atomic(source: str | Path, path: str | Path, *, exclusive: bool = False
             handle.write(chunk)
             if first and write_hook is not None:
                 handle.flush()
-                _hook("partial", path)
+                hook("partial", path)
             first = False
         _sync(handle)
         _publish(temporary, path, exclusive)
@@ -101,7 +102,7 @@ def _sync(handle: BinaryIO) -> None:
 
 
 def _publish(temporary: Path, path: Path, exclusive: bool) -> None:
-    _hook("synced", path)
+    hook("synced", path)
     if exclusive:
         try:
             os.link(temporary, path)  # fails if ``path`` exists: never replaces
@@ -113,7 +114,7 @@ def _publish(temporary: Path, path: Path, exclusive: bool) -> None:
             os.replace(temporary, path)
     else:
         os.replace(temporary, path)
-    _hook("renamed", path)
+    hook("renamed", path)
     fsync_folder(path.parent)
 
 

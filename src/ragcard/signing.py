@@ -185,6 +185,9 @@ def sign_run(
     if out.exists():
         raise ConfigError(f"{out} exists: this run is signed already; delete it to sign again")
     key = _load_private_key(Path(key_path))
+    interrupted = incomplete(run_dir)
+    if interrupted is not None and interrupted.get("command") == "ragcard sign":
+        finish(run_dir)  # a signing cut short, its signature.json deleted: this one redoes it
     scorecard = parse_scorecard(read_bytes(run_dir / CARD, "scorecard"), run_dir)
     _check_signable(run_dir, scorecard, decision)
     config = config_hashes(scorecard, run_dir)

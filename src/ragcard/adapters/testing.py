@@ -490,6 +490,11 @@ class FaultServer:
         with self._state.lock:
             return list(self._state.log)
 
+    def reset_tries(self) -> None:
+        """Count tries from zero again (a resumed run meets the faults a fresh one would); the
+        request log is kept."""
+        self._state.tries.reset()
+
     def start(self) -> FaultServer:
         """Bind a free port and serve from a daemon thread."""
         self._server = _Server(("127.0.0.1", 0), _Handler)
