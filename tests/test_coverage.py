@@ -131,3 +131,16 @@ def test_recorded_responses_missing_items_hold_and_show_their_coverage(
     recall = next(t for t in card["thresholds"] if t["measure"] == "recall@5")
     assert recall["status"] in ("not_distinguishable", "missed")
     assert card["metrics"]["latency_p50_ms"]["coverage"]["missing"] == 2  # attempts
+    # per split too: Q1 is in dev; Q2, the held-out part's only answerable item, is lost
+    assert card["splits"]["dev"]["recall@5"]["coverage"]["missing"] == 1
+    assert "recall@5" not in card["splits"]["heldout"]
+
+
+def test_a_measure_whose_every_item_was_lost_says_so() -> None:
+    from ragcard.metrics.base import Unscored
+
+    found = coverage(6, missing={"correct_abstention": 2})
+    shown = found.apply({"correct_abstention": Unscored(RATE, "no unanswerable item")})
+    assert shown["correct_abstention"] == Unscored(
+        RATE, "its 2 item(s) never answered: every attempt failed"
+    )

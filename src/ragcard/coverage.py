@@ -95,23 +95,41 @@ class Coverage:
     must_pass_failed: dict[str, int]
     missing: dict[str, int]
     missing_labels: dict[str, dict[str, int]] = field(default_factory=dict)
+    #: per split (dev, heldout): each measure's lost members, and the failed attempts
+    missing_by_split: dict[str, dict[str, int]] = field(default_factory=dict)
+    failed_by_split: dict[str, int] = field(default_factory=dict)
 
     def apply(
-        self, metrics: Mapping[str, MetricValue | Unscored], breakdown: str | None = None
+        self,
+        metrics: Mapping[str, MetricValue | Unscored],
+        breakdown: str | None = None,
+        split: str | None = None,
     ) -> dict[str, MetricValue | Unscored]:
         """``metrics`` with ``coverage`` set on each value computed on a partial population
-        (``breakdown``: the measure, when ``metrics`` maps its labels to values)."""
+        (``breakdown``: the measure, when ``metrics`` maps its labels to values; ``split``: the
+        split the metrics were computed on)."""
         found: dict[str, MetricValue | Unscored] = {}
+        missing_of = self.missing if split is None else self.missing_by_split.get(split, {})
+        failed = self.failed_attempts if split is None else self.failed_by_split.get(split, 0)
         for name, value in metrics.items():
             found[name] = value
-            if not isinstance(value, MetricValue):
+            if isinstance(value, Unscored):
+                lost = (
+                    self.missing_labels.get(breakdown, {}).get(name, 0)
+                    if breakdown is not None
+                    else missing_of.get(name, 0)
+                )
+                if lost:  # not "no such item": its items are there, and never answered
+                    found[name] = Unscored(
+                        value.spec, f"its {lost} item(s) never answered: every attempt failed"
+                    )
                 continue
             if breakdown is not None:
                 missing = self.missing_labels.get(breakdown, {}).get(name, 0)
             elif value.spec.kind == "quantile":
-                missing = self.failed_attempts
+                missing = failed
             else:
-                missing = self.missing.get(name, 0)
+                missing = missing_of.get(name, 0)
             if missing:
                 found[name] = dataclasses.replace(value, coverage=(value.n, value.n + missing))
         return found
@@ -147,12 +165,16 @@ def measure_coverage(
     must_pass: dict[str, int] = {}
     missing: Counter[str] = Counter()
     missing_labels: dict[str, Counter[str]] = {}
+    by_split: dict[str, Counter[str]] = {}
+    failed_by_split: Counter[str] = Counter()
     attempts = 0
     for item, entry in tally.items.items():
         failed = sum(entry.failed.values())
         attempts += entry.answered + failed
         by_kind.update(entry.failed)
         question = questions.get(item)
+        if question is not None:
+            failed_by_split[question.split] += failed
         if question is not None and question.must_pass and failed:
             must_pass[item] = failed
         if entry.answered or not failed or question is None:
@@ -162,6 +184,7 @@ def measure_coverage(
         for name in members:
             if name in specs and name not in entry.failed_values:
                 missing[name] += 1
+                by_split.setdefault(question.split, Counter())[name] += 1
                 if name in labels:
                     missing_labels.setdefault(name, Counter())[labels[name]] += 1
     return Coverage(
@@ -172,6 +195,8 @@ def measure_coverage(
         must_pass,
         dict(missing),
         {name: dict(counts) for name, counts in missing_labels.items()},
+        {split: dict(counts) for split, counts in by_split.items()},
+        dict(failed_by_split),
     )
 
 

@@ -278,12 +278,13 @@ def build_scorecard(
     ``coverage``, each measure computed on a partial population says so."""
     metrics = acc.summarise() if coverage is None else coverage.apply(acc.summarise())
     breakdowns = {name: acc.breakdown(name) for name in breakdown_metrics if name in acc.specs}
-    if coverage is not None:
-        breakdowns = {name: coverage.apply(by, breakdown=name) for name, by in breakdowns.items()}
     splits: dict[str, dict[str, MetricValue | Unscored]] = {
         split: acc.summarise(_in_split(split))
         for split in sorted({i.question.split for i in acc.items.values()})
     }
+    if coverage is not None:
+        breakdowns = {name: coverage.apply(by, breakdown=name) for name, by in breakdowns.items()}
+        splits = {name: coverage.apply(by, split=name) for name, by in splits.items()}
     errors = {
         "attempts": sum(tally.errors.values()),
         "by_kind": dict(tally.errors),
