@@ -159,7 +159,8 @@ class Config:
                 options[key] = str((self.base_dir / value).resolve())
         if options:
             spec["options"] = options
-        for key in ("responses", "cwd"):
+        keys = ("responses", "cwd", *(("path",) if spec.get("type") == "replay" else ()))
+        for key in keys:  # a replay's recording is relative to this file, like every path
             if isinstance(spec.get(key), str):
                 spec[key] = str(self.resolve(spec[key]))
         if spec.get("type") == "replay" and isinstance(spec.get("path"), str):

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import functools
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +33,7 @@ from ragcard.judges.base import Judge
 from ragcard.judges.metaeval.calibration import calibration_line
 from ragcard.metrics.abstention import flag_label
 from ragcard.metrics.base import AttemptFailure, Layer, ScoringSettings
+from ragcard.metrics.recorded import RECORDED_BREAKDOWNS, recorded_placeholders, with_recorded
 from ragcard.questions import Question, QuestionSet, load_questions
 from ragcard.report.markdown import render_markdown
 from ragcard.report.scorecard import Scorecard, build_scorecard
@@ -69,7 +70,7 @@ def breakdown_labels(questions: QuestionSet) -> dict[str, set[str]]:
     items = questions.by_id().values()
     return {
         name: {found for q in items if (found := label(q)) is not None}
-        for name, label in BREAKDOWN_LABELS.items()
+        for name, label in {**BREAKDOWN_LABELS, **RECORDED_BREAKDOWNS}.items()
     }
 
 
@@ -131,12 +132,16 @@ def load_inputs(
     *,
     question_set_version: str | None = None,
     corpus_version: str | None = None,
+    non_abstaining_flags: Iterable[str] = (),
 ) -> Inputs:
-    """Load all three inputs, reporting the problems of every file together."""
+    """Load all three inputs, reporting the problems of every file together.
+    ``non_abstaining_flags``: the flags the configuration says are not abstentions (they
+    decide which items are answerable by default)."""
     problems: list[Problem] = []
     loaded: dict[str, Any] = {}
+    flags = frozenset(non_abstaining_flags)
     for name, loader, path in (
-        ("questions", load_questions, questions),
+        ("questions", functools.partial(load_questions, non_abstaining_flags=flags), questions),
         ("corpus", load_corpus, corpus),
     ):
         try:
@@ -154,6 +159,13 @@ def load_inputs(
         question_set_version,
         corpus_version,
     )
+
+
+def apply_flag_rule(questions: QuestionSet, settings: ScoringSettings) -> None:
+    """Judge every item's answerability by the run's non-abstaining flags (the one flag rule
+    of :func:`ragcard.questions.is_abstention_flag`, as for raised flags)."""
+    for question in questions.questions:
+        question.with_flag_rule(settings.non_abstaining_flags)
 
 
 def scoring_settings(
@@ -257,7 +269,16 @@ def write_outputs(
         for name in BREAKDOWN_METRICS
         if name in scorer.acc.specs
     }
-    decision = decide(thresholds, metrics, breakdowns, scorer.acc.specs, extra_reasons, coverage)
+    # measures recorded after the run (blind review) are unscored until then, and say why
+    later, later_breakdowns = recorded_placeholders([t.measure for t in thresholds.items])
+    decision = decide(
+        thresholds,
+        {**later, **metrics},
+        {**later_breakdowns, **breakdowns},
+        with_recorded(scorer.acc.specs),
+        extra_reasons,
+        coverage,
+    )
     header["results"] = results_digest(results_path)  # binds the scorecard to its results
     card = build_scorecard(
         header, config, decision, scorer.acc, scorer.tally, BREAKDOWN_METRICS, coverage
@@ -323,6 +344,7 @@ def score_responses(
     kit: str = "knowledge-base",
     workers: int | None = None,
     progress: bool = False,
+    header: dict[str, Any] | None = None,
 ) -> EvaluationResult:
     """Score recorded responses (SPEC §1.4) without calling any agent.
 
@@ -335,13 +357,17 @@ def score_responses(
 
     Without a judge, a large file is scored on ``workers`` processes (default: one per core,
     for files of 4 MiB or more; see :mod:`ragcard._parallel`), with the same outputs. With a
-    judge and ``progress``, a bar on stderr counts the answers judged.
+    judge and ``progress``, a bar on stderr counts the answers judged. ``header`` adds fields
+    to the scorecard's header (``ragcard score`` adds the label amendments there).
     """
     out_dir = Path(out_dir)
     by_id = inputs.questions.by_id()
     settings = scoring_settings(run_date, k, non_abstaining_flags, False, judge)
+    apply_flag_rule(inputs.questions, settings)
     scorer = AttemptScorer(by_id, inputs.corpus, settings, layers or default_layers(), judge)
-    check_measures(inputs.thresholds, scorer.acc.specs, breakdown_labels(inputs.questions))
+    check_measures(
+        inputs.thresholds, with_recorded(scorer.acc.specs), breakdown_labels(inputs.questions)
+    )
     stream: RecordedResponses | None = None
     if isinstance(responses, str | Path):
         stream = RecordedResponses(Path(responses), by_id)
@@ -361,7 +387,7 @@ def score_responses(
 
         recorded = ()  # the workers read the file; only the unanswered items are left here
     records = _records(recorded, inputs.questions, answered)
-    mark = partial(begin, out_dir, "ragcard score", _SCORE_FIX)  # once the old results go
+    mark = functools.partial(begin, out_dir, "ragcard score", _SCORE_FIX)  # once the old results go
     with _judge_progress(scorer, responses if progress else None):
         score_into(scorer, records, results_path, write, before_publish=mark)
     if stream is not None:
@@ -375,7 +401,7 @@ def score_responses(
         inputs.thresholds,
         config,
         out_dir,
-        {"project": project, "kit": kit},
+        {"project": project, "kit": kit, **(header or {})},
         results_path,
         None,
     )

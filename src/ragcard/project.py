@@ -73,6 +73,7 @@ def load_project_inputs(config: Config) -> Inputs:
         config.resolve(config.project.thresholds),
         question_set_version=config.project.question_set_version,
         corpus_version=config.project.corpus_version,
+        non_abstaining_flags=config.run.non_abstaining_flags,
     )
 
 

@@ -30,16 +30,19 @@ from ragcard.errors import ConfigError, InputError, Problem
 from ragcard.evaluation import (
     EvaluationResult,
     Inputs,
+    apply_flag_rule,
     breakdown_labels,
     config_block,
     judge_block,
     scoring_settings,
     write_outputs,
 )
+from ragcard.goldset.labellog import checked_labels
 from ragcard.governance import check_lock, declared_inputs
 from ragcard.history import HistoryStore, RunEntry
 from ragcard.judges.base import Judge
 from ragcard.metrics.base import AttemptFailure
+from ragcard.metrics.recorded import with_recorded
 from ragcard.project import build_run_judge, freeze, load_project_inputs, project_history_url
 from ragcard.questions import Question
 from ragcard.report.comparison import render_comparison_markdown
@@ -105,10 +108,12 @@ def run_evaluation(
     with HistoryStore(history) as store:
         loosening = _check_lock(store, config, inputs, override_reason)
         base = _baseline_run(store, baseline, config.project.name, inputs.questions.sha256, out)
+        amended = checked_labels(store, config.project.name, inputs.questions)
     judge = build_run_judge(config)
     settings = scoring_settings(
         run.run_date, run.k, run.non_abstaining_flags, retrieval_only, judge
     )
+    apply_flag_rule(inputs.questions, settings)
     adapter = build_adapter(spec)
     check = getattr(adapter, "preflight", None)
     if callable(check):  # a secret that cannot be sent stops the run before anything changes
@@ -128,7 +133,9 @@ def run_evaluation(
     scorer = AttemptScorer(
         inputs.questions.by_id(), inputs.corpus, settings, default_layers(), judge
     )
-    check_measures(inputs.thresholds, scorer.acc.specs, breakdown_labels(inputs.questions))
+    check_measures(
+        inputs.thresholds, with_recorded(scorer.acc.specs), breakdown_labels(inputs.questions)
+    )
     previous = _prepare_out(out, results_path, frozen, resume, fresh, scorer)
     run_settings = RunSettings(
         attempts=run.attempts,
@@ -175,6 +182,8 @@ def run_evaluation(
     )
     block["frozen"] = freeze(config, inputs, judge, before)
     header: dict[str, Any] = {"project": config.project.name, "kit": config.project.kit}
+    if amended:
+        header["amendments"] = amended
     if loosening:
         header["override"] = {"by": who, "reason": override_reason, "loosened": loosening}
     eval_path = Path(eval_dir) if eval_dir is not None else config.resolve(run.eval_dir)

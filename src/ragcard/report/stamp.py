@@ -27,8 +27,13 @@ def stamped_files(run_dir: Path, line: str) -> dict[str, bytes]:
     md_path = run_dir / MARKDOWN
     if md_path.exists():
         cell = line.replace("|", "\\|")
-        text = re.sub(r"^\| Signed \| .* \|$", lambda _: f"| Signed | {cell} |",
-                      md_path.read_text(encoding="utf-8"), count=1, flags=re.MULTILINE)
+        text = re.sub(
+            r"^\| Signed \| .* \|$",
+            lambda _: f"| Signed | {cell} |",
+            md_path.read_text(encoding="utf-8"),
+            count=1,
+            flags=re.MULTILINE,
+        )
         files[MARKDOWN] = text.encode("utf-8")
     return files
 
