@@ -25,6 +25,15 @@ def _vectors_in_tmp(tmp_path_factory: pytest.TempPathFactory) -> None:
 
 
 @pytest.fixture(autouse=True)
+def _no_secrets_across_tests() -> Iterator[None]:
+    """The secrets a test expands (ragcard._secrets) do not scrub the next test's outputs."""
+    yield
+    from ragcard._secrets import forget_all
+
+    forget_all()
+
+
+@pytest.fixture(autouse=True)
 def _history_in_tmp(tmp_path_factory: pytest.TempPathFactory,
                     monkeypatch: pytest.MonkeyPatch) -> None:
     """Runs made by tests record into a throwaway history, never beside the examples."""

@@ -73,3 +73,29 @@ def test_judge_failure_is_unscored_not_zero(mini: Path, tmp_path: Path) -> None:
     assert q6["unscored"]["faithfulness"].startswith("judge failed")
     # the other items are still judged
     assert card["metrics"]["faithfulness"]["n"] == 4
+
+
+def test_a_pair_cited_explicitly_and_inline_counts_once(mini: Path, tmp_path: Path) -> None:
+    """The issue's case: one supported pair cited twice (explicitly and inline) and one
+    unsupported pair gave 1/3 instead of 1/2, and the decision flipped."""
+    from ragcard.responses import RecordedResponse
+
+    inputs = load_inputs(mini / "questions.jsonl", mini / "corpus.jsonl", mini / "thresholds.toml")
+    answer = "You get 25 days of annual leave. [leave@2025#1] You can carry over 5 days."
+    responses = [
+        RecordedResponse.model_validate({
+            "item": q.id, "attempt": 1, "answer": answer,
+            "retrieved": ["leave@2025#1", "leave@2025#2"],
+            "citations": [{"id": "leave@2025#1", "sentence": 0},
+                          {"id": "leave@2025#2", "sentence": 1}],
+        })
+        for q in inputs.questions.questions
+        if q.id == "Q1"
+    ]  # fmt: skip
+    score_responses(inputs, responses, tmp_path, run_date=dt.date(2026, 1, 1), judge=TableJudge())
+    line = json.loads((tmp_path / "results.jsonl").read_text().splitlines()[0])
+    assert line["item"] == "Q1"
+    assert line["scores"]["citation_accuracy"] == 1.0  # successes: the supported pair, once
+    card = json.loads((tmp_path / "scorecard.json").read_text())
+    assert card["metrics"]["citation_accuracy"]["value"] == pytest.approx(1 / 2)
+    assert card["metrics"]["citation_accuracy"]["n"] == 2

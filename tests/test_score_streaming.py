@@ -55,6 +55,7 @@ def _markdown(out: Path) -> list[str]:
 def _card(out: Path) -> dict:
     card = json.loads((out / "scorecard.json").read_text())
     card.pop("created_at")
+    card.pop("run_id")  # unique per run
     return card
 
 

@@ -17,9 +17,13 @@ workers costs more than it saves.
 
 from __future__ import annotations
 
+import ctypes
 import multiprocessing
 import os
+import signal
+import sys
 import threading
+import time
 from collections import deque
 from collections.abc import Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -103,6 +107,36 @@ def _score_chunk(lines: list[tuple[int, str]]) -> _Chunk:
     return chunk
 
 
+def _die_with_parent(parent: int) -> None:
+    """In a worker, first thing: end when the parent ends, however it ends (a ``kill -9`` of
+    ``ragcard score`` leaves no orphan scoring on). Linux: the kernel sends SIGKILL when the
+    parent dies (``PR_SET_PDEATHSIG``); elsewhere a daemon thread watches the parent's pid."""
+    if _set_death_signal():
+        if os.getppid() != parent:  # it died before the signal was armed
+            os._exit(1)
+        return
+    threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
+
+
+def _set_death_signal() -> bool:
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return int(libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _watch_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os._exit(1)
+
+
+_PR_SET_PDEATHSIG = 1
+
+
 def _chunks(path: Path) -> Iterator[list[tuple[int, str]]]:
     chunk: list[tuple[int, str]] = []
     with open_lines(path) as handle:
@@ -168,7 +202,10 @@ def score_file(
     _SCORER, _NAME = scorer, str(stream.path)
     try:
         context = multiprocessing.get_context("fork")
-        with ProcessPoolExecutor(workers, mp_context=context) as pool:
+        parent = os.getpid()
+        with ProcessPoolExecutor(
+            workers, mp_context=context, initializer=_die_with_parent, initargs=(parent,)
+        ) as pool:
             pending: deque[Future[_Chunk]] = deque()
             for lines in _chunks(stream.path):
                 pending.append(pool.submit(_score_chunk, lines))

@@ -15,7 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ragcard._writing import fsync_folder, hook
 from ragcard.corpus import Corpus
+from ragcard.coverage import Coverage, CoverageTally, measure_coverage
 from ragcard.judges.base import Judge
 from ragcard.metrics.base import AttemptContext, Layer, ScoringSettings
 from ragcard.metrics.judged import JudgedAnswer, judge_answer
@@ -47,6 +49,7 @@ class ScorerPart:
     acc: AccumulatorPart
     tally: FailureTally
     metas: list[dict[str, Any]]
+    coverage: CoverageTally
 
 
 @dataclass(slots=True)
@@ -62,6 +65,7 @@ class AttemptScorer:
     acc: ScoreAccumulator = field(init=False)
     tally: FailureTally = field(default_factory=FailureTally)
     metas: list[dict[str, Any]] = field(default_factory=list)
+    coverage: CoverageTally = field(default_factory=CoverageTally)
     judge_failures: int = 0
     #: Called each time the judge has finished an answer (a progress bar), if set.
     on_judged: Callable[[], None] | None = None
@@ -158,6 +162,11 @@ class AttemptScorer:
         question = self.questions[score.item]
         self.acc.add(question, score)
         self.tally.add(question, score)
+        if score.failed:
+            kind = score.evidence.get("error", {}).get("kind")
+            self.coverage.add(score.item, True, kind, list(score.values))
+        else:
+            self.coverage.add(score.item, False, None, ())
         if meta and len(self.metas) < _METAS:
             self.metas.append(meta)
 
@@ -166,16 +175,18 @@ class AttemptScorer:
         self.acc = ScoreAccumulator(self.acc.specs)
         self.tally = FailureTally()
         self.metas = []
+        self.coverage = CoverageTally()
 
     def part(self) -> ScorerPart:
         """What was folded, as plain values that pickle fast, for :meth:`merge`."""
-        return ScorerPart(self.acc.part(), self.tally, self.metas)
+        return ScorerPart(self.acc.part(), self.tally, self.metas, self.coverage)
 
     def merge(self, part: ScorerPart) -> None:
         """Fold in what another scorer folded (a worker's chunk), as if its attempts had been
         absorbed here one by one."""
         self.acc.merge(part.acc, self.questions)
         self.tally.merge(part.tally)
+        self.coverage.merge(part.coverage)
         self.metas.extend(part.metas[: max(0, _METAS - len(self.metas))])
 
     async def score(self, record: AttemptRecord) -> dict[str, Any]:
@@ -208,6 +219,12 @@ class AttemptScorer:
             sink(self.fold(record, judged))
         batch.clear()
 
+    def measured_coverage(self) -> Coverage:
+        """Failed attempts and each measure's missing members (:mod:`ragcard.coverage`)."""
+        return measure_coverage(
+            self.coverage, self.questions, self.corpus, self.settings, self.layers, self.acc.specs
+        )
+
     def agent_meta(self) -> dict[str, Any]:
         """The settings the agent reported most often (model, prompt version, index…)."""
         counts = Counter(json.dumps(m, sort_keys=True) for m in self.metas)
@@ -225,11 +242,15 @@ def score_into(
     records: Iterable[AttemptRecord],
     results_path: Path,
     write: Callable[[ResultsLog], None] | None = None,
+    *,
+    before_publish: Callable[[], None] | None = None,
 ) -> None:
     """Score ``records`` into ``results_path`` through a partial file published at the end: a
     failure (bad input, interruption) leaves any previous results in place, nothing half-made
     under that name, and no empty folder the call created. ``write``, when given, first fills
-    the log its own way (several processes), then ``records`` follow."""
+    the log its own way (several processes), then ``records`` follow. ``before_publish`` is
+    called once the partial file is complete and synced, just before it replaces the old
+    results (the caller marks its folder incomplete there)."""
     partial = results_path.with_name(results_path.name + ".partial")
     created = not results_path.parent.exists()
     partial.unlink(missing_ok=True)
@@ -244,7 +265,12 @@ def score_into(
     finally:
         log.close()
         if done:
+            if before_publish is not None:
+                before_publish()
+            hook("synced", results_path)
             os.replace(partial, results_path)
+            hook("renamed", results_path)
+            fsync_folder(results_path.parent)
         else:
             partial.unlink(missing_ok=True)
             if created and not any(results_path.parent.iterdir()):

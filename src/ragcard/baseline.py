@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from ragcard._runfolder import check_complete
 from ragcard.errors import ConfigError, InputError, Problem
 from ragcard.results import read_results
 from ragcard.stats import mcnemar_exact, paired_bootstrap
@@ -141,6 +142,11 @@ class _Run:
 def _load_run(path: Path, problems: list[Problem]) -> _Run | None:
     folder = path.parent if path.name == "scorecard.json" else path
     card_path, results_path = folder / "scorecard.json", folder / "results.jsonl"
+    try:
+        check_complete(folder, "compare")
+    except ConfigError as error:  # left mid-write, or results that are not the scorecard's
+        problems.append(Problem(str(folder), None, None, str(error)))
+        return None
     fix = "pass the output folder of `ragcard run` or `ragcard score`"
     missing = [p for p in (card_path, results_path) if not p.is_file()]
     problems += [Problem(str(p), None, None, "file not found", fix=fix) for p in missing]

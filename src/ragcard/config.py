@@ -103,6 +103,15 @@ class BaselineSection(BaseModel):
     default_tolerance: float = Field(default=0.0, ge=0)
 
 
+class SigningSection(BaseModel):
+    """``[signing]``: the public keys whose signatures ``ragcard verify --project`` trusts
+    (paths relative to ragcard.toml)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    trusted_keys: list[str] = Field(default_factory=list)
+
+
 class _File(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -113,6 +122,7 @@ class _File(BaseModel):
     history: HistorySection = Field(default_factory=lambda: HistorySection())
     baseline: BaselineSection = Field(default_factory=lambda: BaselineSection())
     redteam: dict[str, Any] = Field(default_factory=dict)
+    signing: SigningSection = Field(default_factory=lambda: SigningSection())
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,6 +136,7 @@ class Config:
     baseline: BaselineSection
     #: the ``[redteam]`` table, checked by :func:`ragcard.redteam.settings.load_settings`
     redteam: dict[str, Any] = field(default_factory=dict)
+    signing: SigningSection = field(default_factory=lambda: SigningSection())
 
     @property
     def base_dir(self) -> Path:
@@ -140,7 +151,7 @@ class Config:
         so the agent finds them whatever the working directory; a callable agent's module is
         looked for in its ``path`` folders (relative to this file) and then in this file's
         folder; a command agent runs in its ``cwd`` (relative to this file), by default this
-        file's folder."""
+        file's folder; a replay agent reads its ``path`` relative to this file."""
         spec = dict(self.agent)
         if spec.get("type") == "command":
             spec.setdefault("cwd", ".")
@@ -158,6 +169,8 @@ class Config:
         for key in keys:  # a replay's recording is relative to this file, like every path
             if isinstance(spec.get(key), str):
                 spec[key] = str(self.resolve(spec[key]))
+        if spec.get("type") == "replay" and isinstance(spec.get("path"), str):
+            spec["path"] = str(self.resolve(spec["path"]))  # beside ragcard.toml, not the cwd
         return spec
 
 
@@ -195,4 +208,5 @@ def load_config(path: str | Path) -> Config:
         parsed.history,
         parsed.baseline,
         parsed.redteam,
+        parsed.signing,
     )

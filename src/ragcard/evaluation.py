@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import functools
-import shutil
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,9 +23,12 @@ from rich.console import Console
 from ragcard import __version__
 from ragcard._jsonl import open_lines
 from ragcard._parallel import score_file, workers_for
+from ragcard._runfolder import begin, finish, results_digest
 from ragcard._scorer import AttemptScorer, score_into
+from ragcard._writing import copy_atomic, write_atomic
 from ragcard.corpus import Corpus, load_corpus
-from ragcard.errors import InputError, Problem
+from ragcard.errors import ConfigError, InputError, Problem
+from ragcard.history import new_run_id
 from ragcard.judges.base import Judge
 from ragcard.judges.metaeval.calibration import calibration_line
 from ragcard.metrics.abstention import flag_label
@@ -60,6 +62,7 @@ __all__ = [
     "load_inputs",
     "scoring_settings",
     "score_responses",
+    "save_record",
     "write_outputs",
 ]
 
@@ -270,11 +273,20 @@ def write_outputs(
 ) -> EvaluationResult:
     """Decide, build the scorecard, write scorecard.json/.md, save the run under eval/.
     ``measures`` (the red team's) are decided and shown like the layers' own."""
-    created = dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat()
-    header = {"created_at": created, "ragcard_version": __version__, "signed": None, **header}
-    metrics = scorer.acc.summarise()
+    now = dt.datetime.now(dt.UTC).replace(microsecond=0)
+    header = {
+        "run_id": new_run_id(now),  # unique per run: never derived from content and time
+        "created_at": now.isoformat(),
+        "ragcard_version": __version__,
+        "signed": None,
+        **header,
+    }
+    coverage = scorer.measured_coverage()
+    metrics = coverage.apply(scorer.acc.summarise())
     breakdowns = {
-        name: scorer.acc.breakdown(name) for name in BREAKDOWN_METRICS if name in scorer.acc.specs
+        name: coverage.apply(scorer.acc.breakdown(name), breakdown=name)
+        for name in BREAKDOWN_METRICS
+        if name in scorer.acc.specs
     }
     specs = with_recorded(scorer.acc.specs)
     for extra in measures:
@@ -291,28 +303,57 @@ def write_outputs(
         {**later_breakdowns, **breakdowns},
         specs,
         extra_reasons,
+        coverage,
     )
+    header["results"] = results_digest(results_path)  # binds the scorecard to its results
     card = build_scorecard(
-        header, config, decision, scorer.acc, scorer.tally, BREAKDOWN_METRICS, measures
+        header, config, decision, scorer.acc, scorer.tally, BREAKDOWN_METRICS, coverage, measures
     )
     out_dir.mkdir(parents=True, exist_ok=True)
     _write_json(out_dir / "scorecard.json", card.to_json())
-    (out_dir / "scorecard.md").write_text(render_markdown(card), encoding="utf-8")
+    write_atomic(out_dir / "scorecard.md", render_markdown(card))
     eval_path = None
     if eval_dir is not None:
         model = str(config["agent"].get("model") or config["agent"].get("name") or "agent")
-        name = f"{config['run']['run_date']}-{config['corpus']['version']}-{model}.jsonl"
-        eval_path = eval_dir / "".join(ch if ch.isalnum() or ch in "-_.@" else "_" for ch in name)
-        eval_dir.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(results_path, eval_path)
+        name = f"{config['run']['run_date']}-{config['corpus']['version']}-{model}"
+        eval_path = save_record(eval_dir, _safe_name(name), results_path)
     return EvaluationResult(card, out_dir, results_path, eval_path)
+
+
+def _safe_name(name: str) -> str:
+    return "".join(ch if ch.isalnum() or ch in "-_.@" else "_" for ch in name)
+
+
+def save_record(eval_dir: Path, stem: str, results_path: Path) -> Path:
+    """Copy the run's results to ``eval_dir/<stem>.jsonl`` (SPEC §4), never over another run's
+    record: a later run of the same day, corpus and model is saved as ``<stem>-2.jsonl``,
+    ``-3`` … (created exclusively, so concurrent runs cannot clobber each other either). The
+    same results saved again reuse their record."""
+    eval_dir.mkdir(parents=True, exist_ok=True)
+    size = results_path.stat().st_size
+    digest: str | None = None
+    for number in range(1, 100_000):
+        candidate = eval_dir / (f"{stem}.jsonl" if number == 1 else f"{stem}-{number}.jsonl")
+        try:
+            return copy_atomic(results_path, candidate, exclusive=True)
+        except FileExistsError:
+            pass
+        try:
+            same_size = candidate.stat().st_size == size
+        except OSError:
+            continue
+        if same_size:
+            digest = digest or results_digest(results_path)["sha256"]
+            if results_digest(candidate)["sha256"] == digest:
+                return candidate
+    raise ConfigError(f"{eval_dir}: 100,000 records of {stem} already: clean the folder up")
 
 
 def _write_json(path: Path, data: dict[str, Any]) -> None:
     """Write ``data`` as JSON indented by two spaces, UTF-8 kept, and a newline (pydantic-core's
     serializer: a large run's scorecard, thousands of failing items, in a fraction of the time
-    of ``json.dumps``)."""
-    path.write_bytes(to_json(data, indent=2, inf_nan_mode="constants") + b"\n")
+    of ``json.dumps``), atomically."""
+    write_atomic(path, to_json(data, indent=2, inf_nan_mode="constants") + b"\n")
 
 
 def score_responses(
@@ -370,15 +411,17 @@ def score_responses(
             score_file(scorer, file, log, count)
 
         recorded = ()  # the workers read the file; only the unanswered items are left here
+    records = _records(recorded, inputs.questions, answered)
+    mark = functools.partial(begin, out_dir, "ragcard score", _SCORE_FIX)  # once the old results go
     with _judge_progress(scorer, responses if progress else None):
-        score_into(scorer, _records(recorded, inputs.questions, answered), results_path, write)
+        score_into(scorer, records, results_path, write, before_publish=mark)
     if stream is not None:
         attempts = stream.max_attempt
     agent = {"name": "recorded responses", **scorer.agent_meta()}
     config = config_block(
         inputs, settings, agent, judge_block(judge, scorer), {"attempts": attempts}
     )
-    return write_outputs(
+    result = write_outputs(
         scorer,
         inputs.thresholds,
         config,
@@ -389,6 +432,11 @@ def score_responses(
         # shown only where a threshold asks for them: then it holds, saying why
         measures=[unscored_measures(_NO_HISTORY)] if gates_redteam(gated) else [],
     )
+    finish(out_dir)
+    return result
+
+
+_SCORE_FIX = "run the same `ragcard score` command again (it rewrites every file of the folder)"
 
 
 _NO_HISTORY = (

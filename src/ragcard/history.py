@@ -15,6 +15,8 @@ import datetime as dt
 import difflib
 import hashlib
 import json
+import re
+import secrets
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
@@ -22,14 +24,17 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import sqlalchemy as sa
+from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import ArgumentError, IntegrityError, OperationalError
+from sqlalchemy.schema import CreateIndex, CreateTable
 
 from ragcard.errors import ConfigError, InputError, MissingExtraError, Problem
 
 __all__ = [
     "HISTORY_FILE", "SCHEMA_VERSION", "HistoryStore", "Override", "RunEntry", "Signature",
-    "ThresholdLock", "default_history_url", "run_id"
+    "ThresholdLock", "default_history_url", "new_run_id", "run_id"
 ]  # fmt: skip
 
 SCHEMA_VERSION = 1
@@ -145,12 +150,27 @@ def default_history_url(project_dir: Path) -> str:
     return f"sqlite:///{(Path(project_dir) / HISTORY_FILE).resolve()}"
 
 
+def new_run_id(created: dt.datetime) -> str:
+    """A new run's id: compact UTC time (ids sort by time) and 48 random bits, so that runs made
+    in the same second with identical scorecards still get ids of their own."""
+    return f"{_utc(created):%Y%m%dT%H%M%S}-{secrets.token_hex(6)}"
+
+
 def run_id(scorecard: Mapping[str, Any]) -> str:
-    """Stable id: compact UTC ``created_at`` + 8 hex of the canonical scorecard JSON's sha256."""
+    """The run's id: the ``run_id`` its scorecard carries (:func:`new_run_id`, given when the
+    scorecard was written). A scorecard written before run ids existed gets its legacy id,
+    compact UTC ``created_at`` + 8 hex of its canonical JSON's sha256 (so a run recorded then
+    is found again)."""
+    given = scorecard.get("run_id")
+    if isinstance(given, str) and _RUN_ID.fullmatch(given):
+        return given
     created = _utc(dt.datetime.fromisoformat(str(scorecard["created_at"])))
     canonical = json.dumps(scorecard, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     digest = hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:8]
     return f"{created:%Y%m%dT%H%M%S}-{digest}"
+
+
+_RUN_ID = re.compile(r"\d{8}T\d{6}-[0-9a-f]{8,32}")
 
 
 class HistoryStore:
@@ -334,11 +354,9 @@ class HistoryStore:
         try:
             with self._engine.begin() as conn:
                 if not self._ready:  # first use: create the tables, check the schema version
-                    _meta.create_all(conn, checkfirst=True)
+                    _create_schema(conn)
                     version = conn.execute(sa.select(_info.c.value).where(_info.c.key == "schema"))
-                    if (found := version.scalar()) is None:
-                        conn.execute(_info.insert().values(key="schema", value=str(SCHEMA_VERSION)))
-                    elif int(found) > SCHEMA_VERSION:
+                    if int(version.scalar() or SCHEMA_VERSION) > SCHEMA_VERSION:
                         raise ConfigError(f"the history at {self.url} is newer; upgrade ragcard")
                 yield conn
             self._ready = True
@@ -347,6 +365,24 @@ class HistoryStore:
 
 
 _NEWEST = (_runs.c.created_at.desc(), _runs.c.id.desc())
+#: PostgreSQL advisory lock held while the schema is created (any constant; "ragcard").
+_SCHEMA_LOCK = 0x7261_6763_6172_64
+
+
+def _create_schema(conn: Connection) -> None:
+    """Create what is missing, safe when many processes use a new history at once: every
+    statement is ``IF NOT EXISTS`` and the schema row an insert that ignores a conflict; on
+    PostgreSQL (where two concurrent ``CREATE TABLE IF NOT EXISTS`` can still collide in its
+    catalogue) the creation runs under a transaction-wide advisory lock."""
+    if conn.dialect.name == "postgresql":
+        conn.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": _SCHEMA_LOCK})
+    for table in _meta.sorted_tables:
+        conn.execute(CreateTable(table, if_not_exists=True))
+        for index in sorted(table.indexes, key=lambda index: str(index.name)):
+            conn.execute(CreateIndex(index, if_not_exists=True))
+    insert = sqlite_insert if conn.dialect.name == "sqlite" else postgresql_insert
+    row = {"key": "schema", "value": str(SCHEMA_VERSION)}
+    conn.execute(insert(_info).values(**row).on_conflict_do_nothing(index_elements=["key"]))
 
 
 def _create_engine(url: str) -> Engine:
@@ -363,8 +399,10 @@ def _create_engine(url: str) -> Engine:
             f"history '{url}' is not a SQLite or PostgreSQL URL — use sqlite:///path/"
             f"{HISTORY_FILE} or postgresql+psycopg://user:password@host:port/database"
         )
+    # SQLite: wait (up to 30 s) for another process's write instead of failing at once
+    options = {"connect_args": {"timeout": 30}} if parsed.get_backend_name() == "sqlite" else {}
     try:
-        return sa.create_engine(parsed)
+        return sa.create_engine(parsed, **options)
     except ImportError as error:  # only PostgreSQL has a driver that may be missing
         raise MissingExtraError("psycopg", "postgres", "A PostgreSQL history") from error
 

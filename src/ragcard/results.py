@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic_core import PydanticSerializationError, to_json
 
+from ragcard import _secrets, _writing
 from ragcard.errors import InputError, Problem
 from ragcard.metrics.base import AttemptFailure
 from ragcard.responses import AgentResponse
@@ -127,10 +128,17 @@ class ResultsLog:
         self._handle = path.open("a", encoding="utf-8", buffering=-1 if flush_each else 1 << 20)
 
     def append(self, record: dict[str, Any]) -> None:
-        self.append_lines(dumps_line(record))
+        """Append one record; any secret in it (an answer or an error body that echoes a
+        credential) is written as ``***``."""
+        self.append_lines(dumps_line(_secrets.scrub_data(record)))
 
     def append_lines(self, text: str) -> None:
         """Append lines already made by :func:`dumps_line` (each ends with a newline)."""
+        if _writing.write_hook is not None:  # crash tests: a kill halfway through a line
+            self._handle.write(text[: len(text) // 2])
+            self._handle.flush()
+            _writing.write_hook("append", self.path)
+            text = text[len(text) // 2 :]
         self._handle.write(text)
         if self.flush_each:
             self._handle.flush()
@@ -154,9 +162,24 @@ def dumps_line(record: dict[str, Any]) -> str:
 
 
 def _cut_torn_tail(path: Path) -> None:
-    if not path.exists():
+    """Cut a last line that lacks its newline (torn by a kill), reading only the file's end."""
+    try:
+        handle = path.open("r+b")
+    except FileNotFoundError:
         return
-    data = path.read_bytes()
-    if data and not data.endswith(b"\n"):
-        with path.open("r+b") as handle:
-            handle.truncate(data.rfind(b"\n") + 1)
+    with handle:
+        end = handle.seek(0, os.SEEK_END)
+        position, block = end, 1 << 16
+        while position > 0:
+            start = max(0, position - block)
+            handle.seek(start)
+            data = handle.read(position - start)
+            if position == end and data.endswith(b"\n"):
+                return  # complete
+            newline = data.rfind(b"\n")
+            if newline >= 0:
+                handle.truncate(start + newline + 1)
+                return
+            position = start
+        if end:
+            handle.truncate(0)  # one torn line and nothing before it

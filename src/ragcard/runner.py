@@ -7,7 +7,8 @@ can append it to ``results.jsonl`` and an interrupted run loses nothing.
 * A fixed pool of ``concurrency`` workers pulls from one shared iterator (attempt 1 of every
   item first), so 50,000 attempts never become 50,000 tasks.
 * Each call runs under ``asyncio.timeout``; transient errors are retried ``retries`` times with
-  exponential backoff and full jitter (seeded by ``seed``), honouring ``Retry-After``.
+  exponential backoff and full jitter (seeded by ``seed``), honouring ``Retry-After`` up to
+  ``backoff_max_s`` (:class:`~ragcard._retry.Backoff`, the policy the llm judge uses too).
 * Agent failures are records (:class:`AttemptError`); an exception that is not an
   :class:`~ragcard.errors.AgentError` (a bug in the agent) becomes kind ``agent_exception``.
   Configuration errors and exceptions from ``on_outcome`` end the run: every call would fail.
@@ -19,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import random
 import time
 import traceback
 from collections import Counter
@@ -41,6 +41,8 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from ragcard import _secrets
+from ragcard._retry import Backoff
 from ragcard.adapters.base import Adapter, AgentCall, AgentReply, RetrievingAdapter
 from ragcard.errors import AgentError, AgentTimeout, ConfigError, InputError, Problem, RagcardError
 from ragcard.questions import Question
@@ -162,27 +164,6 @@ class RunSummary:
         return sum(self.errors.values())
 
 
-class Backoff:
-    """Exponential backoff with full jitter: a delay drawn from ``[0, min(max, base·2^(n-1))]``.
-
-    Full jitter spreads retries from many workers over time instead of letting them hit a
-    recovering server in lock-step. ``seed`` makes the draws reproducible.
-    """
-
-    def __init__(self, base_s: float, max_s: float, seed: int | None = None) -> None:
-        self.base_s = base_s
-        self.max_s = max_s
-        self._random = random.Random(seed)
-
-    def delay(self, retry: int, retry_after_s: float | None = None) -> float:
-        """Seconds to wait before retry number ``retry`` (1-based)."""
-        ceiling = min(self.max_s, self.base_s * 2.0 ** min(retry - 1, 64))
-        wait = self._random.uniform(0.0, ceiling)
-        if retry_after_s is not None:
-            wait = max(wait, min(retry_after_s, self.max_s))
-        return wait
-
-
 async def run_attempts(
     questions: Sequence[Question],
     adapter: Adapter,
@@ -249,6 +230,9 @@ def _preflight(
     duplicates = sorted(item for item, count in counts.items() if count > 1)
     if duplicates:
         raise ConfigError(f"item ids must be unique to run: {', '.join(duplicates[:10])}")
+    check = getattr(adapter, "preflight", None)
+    if callable(check):  # settings every call needs (secrets from the environment): now
+        check()
     retrieves = isinstance(adapter, RetrievingAdapter)
     if settings.retrieval_only:
         if not retrieves or not getattr(adapter, "supports_retrieval", True):
@@ -326,15 +310,16 @@ class _Run:
             raise  # configuration and input errors: every call would fail, stop the run
         except Exception as bug:  # the agent's own bug: record it, keep running
             return None, _exception_error(bug), None
-        raw = error.raw if error.raw is None else _cut(error.raw, keep="head")
-        found = AttemptError(error.kind, str(error), raw, error.transient)
+        raw = error.raw if error.raw is None else _secrets.scrub(_cut(error.raw, keep="head"))
+        found = AttemptError(error.kind, _secrets.scrub(str(error)), raw, error.transient)
         return None, found, getattr(error, "retry_after_s", None)
 
 
 def _exception_error(bug: Exception) -> AttemptError:
     # the end of a traceback says where it broke
-    trace = _cut("".join(traceback.format_exception(bug)), keep="tail")
-    return AttemptError("agent_exception", f"{type(bug).__name__}: {bug}", trace, False)
+    trace = _secrets.scrub(_cut("".join(traceback.format_exception(bug)), keep="tail"))
+    message = _secrets.scrub(f"{type(bug).__name__}: {bug}")
+    return AttemptError("agent_exception", message, trace, False)
 
 
 def _cut(text: str, *, keep: str) -> str:

@@ -20,7 +20,9 @@ from pydantic import ValidationError
 from rich.console import Console
 
 from ragcard._jsonl import problems_from_validation
+from ragcard._runfolder import begin, finish, incomplete
 from ragcard._scorer import AttemptScorer
+from ragcard._writing import remove, write_atomic
 from ragcard.adapters import Adapter, build_adapter
 from ragcard.baseline import compare_runs
 from ragcard.config import Config, load_config
@@ -113,6 +115,9 @@ def run_evaluation(
     )
     apply_flag_rule(inputs.questions, settings)
     adapter = build_adapter(spec)
+    check = getattr(adapter, "preflight", None)
+    if callable(check):  # a secret that cannot be sent stops the run before anything changes
+        check()
     frozen = {
         "questions": inputs.questions.sha256,
         "corpus": inputs.corpus.sha256,
@@ -138,13 +143,19 @@ def run_evaluation(
         retrieval_only=retrieval_only,
         seed=run.seed,
     )
-    log = ResultsLog(results_path)
     try:
         asyncio.run(
-            _run(inputs.questions.questions, adapter, run_settings, scorer, log, previous, progress)
+            _run(
+                inputs.questions.questions,
+                adapter,
+                run_settings,
+                scorer,
+                results_path,
+                previous,
+                progress,
+            )
         )
     finally:
-        log.close()
         _close(judge)
     after = declared_inputs(declared, missing_ok=True)  # the answers are in: hold, not fail
     changed = [
@@ -182,19 +193,20 @@ def run_evaluation(
         scorer, inputs.thresholds, block, out, header, results_path, eval_path, changed,
         measures=[redteam] if redteam is not None else [],
     )  # fmt: skip
+    finish(out)  # the results and both scorecards are in place
+    comparison = None
+    if base is not None:  # (reads this folder as a finished run)
+        comparison = compare_runs(
+            base.out_dir,
+            out,
+            tolerances=config.baseline.tolerance,
+            default_tolerance=config.baseline.default_tolerance,
+        )
+        write_atomic(out / "comparison.md", render_comparison_markdown(comparison))
     with HistoryStore(history) as store:
         entry = store.record_run(result.scorecard.to_json(), out)
         if loosening:
             store.record_override(entry.id, who, override_reason or "", loosening)
-    if base is None:
-        return result
-    comparison = compare_runs(
-        base.out_dir,
-        out,
-        tolerances=config.baseline.tolerance,
-        default_tolerance=config.baseline.default_tolerance,
-    )
-    (out / "comparison.md").write_text(render_comparison_markdown(comparison), encoding="utf-8")
     return dataclasses.replace(result, comparison=comparison)
 
 
@@ -238,22 +250,27 @@ async def _run(
     adapter: Adapter,
     settings: RunSettings,
     scorer: AttemptScorer,
-    log: ResultsLog,
+    results_path: Path,
     previous: list[AttemptRecord],
     progress: bool,
 ) -> None:
-    """Fold the attempts of the interrupted run back in, then run the agent on the rest;
-    judge and write each attempt as it finishes (in finishing order). Everything that uses the
-    judge happens on this one event loop, which closes the judge's connections at the end."""
+    """Fold the attempts of the interrupted run back in (the results file is rewritten whole,
+    atomically), then run the agent on the rest; judge and append each attempt as it finishes
+    (in finishing order). Everything that uses the judge happens on this one event loop, which
+    closes the judge's connections at the end."""
     pending: set[asyncio.Task[None]] = set()
     done = {(record.item, record.attempt) for record in previous}
+    log: ResultsLog | None = None
 
     async def score_and_write(record: AttemptRecord) -> None:
-        log.append(await scorer.score(record))
+        line = await scorer.score(record)
+        assert log is not None  # opened before the first call
+        log.append(line)
 
     def on_outcome(outcome: AttemptOutcome) -> None:
         record = _record_from_outcome(outcome)
         if scorer.judge is None:
+            assert log is not None  # opened before the first call
             log.append(scorer.fold(record, None))
             return
         task = asyncio.get_running_loop().create_task(score_and_write(record))
@@ -262,10 +279,13 @@ async def _run(
 
     try:
         if previous:
-            await _fold_previous(scorer, previous, log.path)
+            await _fold_previous(scorer, previous, results_path)
+        log = ResultsLog(results_path)  # after the rewrite: appends go to the new file
         await run_attempts(questions, adapter, settings, on_outcome, skip=done, progress=progress)
         await _judged(pending, scorer, progress)
     finally:
+        if log is not None:
+            log.close()
         await adapter.aclose()
         aclose = getattr(scorer.judge, "aclose", None)
         if callable(aclose):  # an LLM backend's HTTP client belongs to this loop
@@ -298,8 +318,9 @@ def _prepare_out(
     """Check the output folder; the attempts of the run to resume (none unless resuming)."""
     run_file = out / "run.json"
     if results_path.exists() and not (resume or fresh):
+        cut = " was interrupted" if incomplete(out) is not None else " exists"
         raise ConfigError(
-            f"{results_path} exists: pass --resume to continue that run, or "
+            f"{results_path}{cut}: pass --resume to continue that run, or "
             "--fresh to start over (the old results are replaced)"
         )
     previous: list[AttemptRecord] = []
@@ -312,11 +333,18 @@ def _prepare_out(
                 "run started; use --fresh to start a new run"
             )
         previous = _load_previous(results_path, scorer)
-    elif fresh or not resume:
-        results_path.unlink(missing_ok=True)
     out.mkdir(parents=True, exist_ok=True)
-    run_file.write_text(json.dumps(frozen, indent=2, sort_keys=True) + "\n")
+    begin(out, "ragcard run", _RESUME_FIX.format(out=out))  # before any file of it changes
+    if not resume:
+        remove(results_path)
+    write_atomic(run_file, json.dumps(frozen, indent=2, sort_keys=True) + "\n")
     return previous
+
+
+_RESUME_FIX = (
+    "`ragcard run PROJECT --resume --out {out}` finishes the run (no finished attempt is "
+    "redone) and writes every file again; --fresh starts over"
+)
 
 
 def _load_previous(path: Path, scorer: AttemptScorer) -> list[AttemptRecord]:
@@ -356,7 +384,7 @@ async def _fold_previous(scorer: AttemptScorer, records: list[AttemptRecord], pa
     judge failure, and now complete from the cache and the judge, before any new line."""
     lines: list[dict[str, Any]] = []
     await scorer.score_all(records, lines.append)
-    path.write_text("".join(dumps_line(line) for line in lines), encoding="utf-8")
+    write_atomic(path, "".join(dumps_line(line) for line in lines))  # never a 0-byte window
 
 
 def _record_from_outcome(outcome: AttemptOutcome) -> AttemptRecord:

@@ -13,6 +13,12 @@ A thresholds file is TOML::
 Must-pass measures are counts over each item's worst attempt (or, for breakdown rates, must
 hold exactly); graded measures use the mean over attempts. A threshold whose measure could not
 be computed is ``unscored`` and holds the decision: what was not measured cannot ship.
+
+Failed attempts gate the decision (:mod:`ragcard.coverage`): a run with any failed item-attempt
+holds unless a threshold on ``agent_error_rate`` says how many failures are acceptable; a
+must-pass item with a failed attempt holds it; and a threshold whose measure was computed on
+fewer items than its population (some items never answered) is ``not_distinguishable`` — never
+``met`` — unless even the most favourable answers from the missing items would miss it.
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ragcard._files import read_file
+from ragcard.coverage import Coverage
 from ragcard.errors import ConfigError
 from ragcard.metrics.base import MetricSpec, MetricValue, Unscored, parse_metric_name
 
@@ -86,7 +93,7 @@ class Thresholds:
 class ThresholdResult:
     threshold: Threshold
     result: MetricValue | Unscored | None
-    status: Literal["met", "missed", "unscored"]
+    status: Literal["met", "missed", "unscored", "not_distinguishable"]
     note: str | None = None
 
     def to_json(self) -> dict[str, object]:
@@ -225,6 +232,17 @@ def _judge(threshold: Threshold, result: MetricValue | Unscored | None) -> Thres
         return ThresholdResult(threshold, result, "unscored")
     compare = _OPERATORS[threshold.comparison]
     met = compare(round(result.value, 9), threshold.value)
+    if result.partial and result.coverage is not None:
+        n, of = result.coverage
+        unit = "attempts" if result.spec.kind == "quantile" else "items"
+        partial = (
+            f"computed on {n} of {of} {unit}: {of - n} without an answered attempt could "
+            "move it either way"
+        )
+        sure = not met and _missed_whatever_is_missing(threshold, result, n, of)
+        if sure:
+            return ThresholdResult(threshold, result, "missed", partial)
+        return ThresholdResult(threshold, result, "not_distinguishable", partial)
     note = None
     if threshold.type == "graded" and result.ci is not None:
         low, high = result.ci
@@ -236,27 +254,78 @@ def _judge(threshold: Threshold, result: MetricValue | Unscored | None) -> Thres
     return ThresholdResult(threshold, result, "met" if met else "missed", note)
 
 
+def _missed_whatever_is_missing(
+    threshold: Threshold, result: MetricValue, n: int, of: int
+) -> bool:
+    """Whether no answers from the ``of - n`` missing members could meet ``threshold``: for a
+    count they can only add (up to one each), for a rate each lies in [0, 1]; for means and
+    quantiles nothing bounds them."""
+    if result.spec.kind == "count":
+        low, high = result.value, result.value + (of - n)
+    elif result.spec.kind == "rate":
+        low, high = result.value * n / of, (result.value * n + (of - n)) / of
+    else:
+        return False
+    low, high, line = round(low, 9), round(high, 9), threshold.value
+    if threshold.comparison in (">=", ">"):
+        return not _OPERATORS[threshold.comparison](high, line)
+    if threshold.comparison in ("<=", "<"):
+        return not _OPERATORS[threshold.comparison](low, line)
+    return not low <= line <= high
+
+
 def decide(
     thresholds: Thresholds,
     metrics: Mapping[str, MetricValue | Unscored],
     breakdowns: Mapping[str, Mapping[str, MetricValue | Unscored]],
     specs: Mapping[str, MetricSpec],
     extra_reasons: Sequence[str] = (),
+    coverage: Coverage | None = None,
 ) -> Decision:
-    """Check every threshold; ship only when all are met and no ``extra_reasons`` (e.g. an
-    input that changed during the run) hold the run."""
+    """Check every threshold; ship only when all are met, no attempt failed beyond what an
+    ``agent_error_rate`` threshold accepts, no must-pass item has a failed attempt (both from
+    ``coverage``), and no ``extra_reasons`` (e.g. an input that changed during the run) hold
+    the run."""
     check_measures(thresholds, specs)  # (the pipelines check before the run too)
     results = tuple(_judge(t, _lookup(t.measure, metrics, breakdowns)) for t in thresholds.items)
     reasons = []
     for r in results:
         if r.status == "missed" and isinstance(r.result, MetricValue):
-            reasons.append(
-                f"{r.threshold.type} {r.threshold.describe()} missed (got {r.result.value:.4g})"
-            )
+            got = f"{r.result.value:.4g}"
+            reason = f"{r.threshold.type} {r.threshold.describe()} missed (got {got})"
+            if coverage is not None and _measure_name(r.threshold.measure) == "agent_error_rate":
+                reason += f": {coverage.failure_line()}"
+            reasons.append(reason)
+        elif r.status == "not_distinguishable":
+            what = f"{r.threshold.type} {r.threshold.describe()}"
+            reasons.append(f"{what} not distinguishable: {r.note}")
         elif r.status == "unscored":
             why = r.result.reason if isinstance(r.result, Unscored) else "no such breakdown"
             reasons.append(f"{r.threshold.type} {r.threshold.describe()} not scored: {why}")
     if not thresholds.items:
         reasons.append("no thresholds: nothing says this agent is good enough")
+    if coverage is not None:
+        reasons.extend(_coverage_reasons(thresholds, coverage))
     reasons.extend(extra_reasons)
     return Decision("hold" if reasons else "ship", results, tuple(reasons))
+
+
+def _coverage_reasons(thresholds: Thresholds, coverage: Coverage) -> list[str]:
+    reasons = []
+    accepted = any(_measure_name(t.measure) == "agent_error_rate" for t in thresholds.items)
+    if coverage.failed_attempts and not accepted:
+        reasons.append(
+            f"{coverage.failure_line()}, and no agent_error_rate threshold says how many "
+            "failures are acceptable: fix the agent, or add one (must-pass, with a reason)"
+        )
+    if coverage.must_pass_failed:
+        shown = ", ".join(
+            f"{item} ({n} failed)" for item, n in list(coverage.must_pass_failed.items())[:10]
+        )
+        more = len(coverage.must_pass_failed) - 10
+        shown += f" and {more} more" if more > 0 else ""
+        reasons.append(
+            f"must-pass item(s) with a failed attempt: {shown} — a must-pass item passes only "
+            "when every attempt answered"
+        )
+    return reasons

@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
-from ragcard.adapters import AgentCall, HttpAdapter, RateLimitedError
+from ragcard.adapters import AgentCall, AgentReply, HttpAdapter, RateLimitedError
 from ragcard.adapters.testing import FaultPlan, FaultServer, canned_response
 from ragcard.errors import AgentOutputError, AgentTimeout, AgentTransportError, ConfigError
 
@@ -31,6 +31,9 @@ def mock(
     **options: Any,
 ) -> HttpAdapter:
     return HttpAdapter(url, transport=httpx.MockTransport(handler), **options)
+
+
+EVENTS = {"content-type": "text/event-stream; charset=utf-8"}
 
 
 def answering(
@@ -283,7 +286,7 @@ SSE_BODY = (
 
 async def test_sse_with_a_delta_path_and_a_response_map() -> None:
     adapter = mock(
-        answering(text=SSE_BODY),
+        answering(text=SSE_BODY, headers=EVENTS),
         stream="sse",
         delta_field="choices.0.delta.content",
         response_map={"retrieved": "docs", "first_token_ms": "timing.first"},
@@ -299,17 +302,70 @@ async def test_sse_final_event_answer_wins_over_the_deltas() -> None:
     body = (
         'data: {"delta": "draft"}\n\n'
         'data: {"answer": "Final.", "citations": ["p1"], "flag": null}\n\n'
+        "data: [DONE]\n\n"
     )
-    reply = await mock(answering(text=body), stream="sse").respond(call())
+    reply = await mock(answering(text=body, headers=EVENTS), stream="sse").respond(call())
     assert reply.response.answer == "Final." and reply.response.cited_ids() == ["p1"]
 
 
 async def test_sse_events_must_be_json_objects() -> None:
     with pytest.raises(AgentOutputError, match="not an object") as caught:
         await mock(
-            answering(text='data: {"delta": "a"}\n\ndata: [1, 2]\n\n'), stream="sse"
+            answering(text='data: {"delta": "a"}\n\ndata: [1, 2]\n\n', headers=EVENTS),
+            stream="sse",
         ).respond(call())
     assert caught.value.raw is not None and '"delta": "a"' in caught.value.raw
+
+
+async def sse(body: str, content_type: str = "text/event-stream", **options: Any) -> AgentReply:
+    headers = {"content-type": content_type}
+    return await mock(answering(text=body, headers=headers), stream="sse", **options).respond(
+        call()
+    )
+
+
+async def test_sse_joins_an_event_split_over_several_data_lines() -> None:
+    body = 'data: {"answer":\ndata: "Twenty-five days."}\n\ndata: [DONE]\n\n'
+    assert (await sse(body)).response.answer == "Twenty-five days."
+
+
+@pytest.mark.parametrize(
+    ("content_type", "body"),
+    [
+        ("application/json", '{"answer": "25 days", "retrieved": ["p1"]}'),  # plain JSON
+        ("text/html", "<html>502 Bad Gateway</html>"),
+        ("", 'data: {"delta": "x"}\n\ndata: [DONE]\n\n'),  # no Content-Type at all
+    ],
+)
+async def test_a_body_that_is_not_an_event_stream_is_malformed_not_an_empty_answer(
+    content_type: str, body: str
+) -> None:
+    with pytest.raises(AgentOutputError, match="not text/event-stream") as caught:
+        await sse(body, content_type)
+    assert not caught.value.transient and caught.value.raw == body
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ("", "held no answer"),  # an empty stream, ended cleanly
+        ("data: [DONE]\n\n", "held no answer"),
+        ('data: {"delta": 42}\n\ndata: [DONE]\n\n', "'delta' is a int, not text"),
+        ('data: {"delta": "Ann"}\n\nevent: error\ndata: model overloaded\n\n', "reported an error"),
+    ],
+)
+async def test_streams_of_the_wrong_shape_are_malformed(body: str, message: str) -> None:
+    with pytest.raises(AgentOutputError, match=message):
+        await sse(body, end_marker="" if not body else "[DONE]")
+
+
+async def test_a_stream_without_its_end_marker_is_incomplete_and_retried() -> None:
+    cut = 'data: {"delta": "Annual leave is 25 da"}\n\n'
+    with pytest.raises(AgentTransportError, match="ended before its end marker") as caught:
+        await sse(cut)
+    assert caught.value.transient and caught.value.raw and "25 da" in caught.value.raw
+    # an agent that ends its streams by closing them says so with end_marker = ""
+    assert (await sse(cut, end_marker="")).response.answer == "Annual leave is 25 da"
 
 
 @pytest.mark.parametrize(

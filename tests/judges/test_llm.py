@@ -290,12 +290,15 @@ async def test_5xx_retried_then_judge_error() -> None:
     assert stats.calls == 3 and stats.failures == 1 and stats.judgements == 0
 
 
-async def test_backoff_grows_exponentially_with_jitter() -> None:
-    judge = judge_with(lambda r: ok(), backoff_s=1.0, backoff_max_s=5.0)
-    delays = [judge._backoff(attempt, None) for attempt in range(5)]
-    assert 0.5 <= delays[0] <= 1.0 and 1.0 <= delays[1] <= 2.0 and 2.0 <= delays[2] <= 4.0
-    assert all(2.5 <= d <= 5.0 for d in delays[3:])
-    assert judge._backoff(0, 7.0) == 7.0
+async def test_backoff_is_the_runners_seeded_full_jitter_policy() -> None:
+    judge = judge_with(lambda r: ok(), backoff_s=1.0, backoff_max_s=5.0, seed=7)
+    again = judge_with(lambda r: ok(), backoff_s=1.0, backoff_max_s=5.0, seed=7)
+    delays = [judge._backoff.delay(retry) for retry in range(1, 6)]
+    assert delays == [again._backoff.delay(retry) for retry in range(1, 6)]  # seeded
+    ceilings = [1.0, 2.0, 4.0, 5.0, 5.0]
+    assert all(0.0 <= d <= c for d, c in zip(delays, ceilings, strict=True))
+    assert judge._backoff.delay(1, 7.0) == 7.0  # Retry-After is a floor
+    assert judge._backoff.delay(1, 600.0) == 120.0  # capped
 
 
 async def test_timeouts_and_connection_errors_are_retried() -> None:

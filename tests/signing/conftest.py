@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from ragcard._runfolder import results_digest
 from ragcard.signing import new_keypair
 
 THRESHOLDS = """\
@@ -161,6 +162,16 @@ def scorecard(thresholds: Path, recorded_path: str, decision: str) -> dict[str, 
     }
 
 
+def markdown(decision: str) -> str:
+    """The head of a scorecard.md as report.markdown writes it."""
+    reason = "" if decision == "ship" else " — access_leaks: 1 > 0 (must-pass)"
+    return (
+        "# ragcard scorecard — handbook assistant\n\n"
+        f"**Decision: {decision.upper()}**{reason}\n\n"
+        "| | |\n|---|---|\n| Kit | knowledge-base |\n| Signed | not signed |\n"
+    )
+
+
 @pytest.fixture
 def make_run(tmp_path: Path) -> Callable[..., Path]:
     """Build a run folder; the thresholds file lives outside it, named by absolute path."""
@@ -171,13 +182,14 @@ def make_run(tmp_path: Path) -> Callable[..., Path]:
         thresholds = (run if relative else tmp_path) / f"{name}-thresholds.toml"
         thresholds.write_text(THRESHOLDS, encoding="utf-8")
         recorded = thresholds.name if relative else str(thresholds)
+        lines = [json.dumps(r, ensure_ascii=False) for r in RESULTS]
+        (run / "results.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
         card = scorecard(thresholds, recorded, decision)
+        card["results"] = results_digest(run / "results.jsonl")
         (run / "scorecard.json").write_text(
             json.dumps(card, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
         )
-        (run / "scorecard.md").write_text("# ragcard scorecard\n", encoding="utf-8")
-        lines = [json.dumps(r, ensure_ascii=False) for r in RESULTS]
-        (run / "results.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        (run / "scorecard.md").write_text(markdown(decision), encoding="utf-8")
         (run / "run.json").write_text('{"attempts": 1}\n', encoding="utf-8")
         return run
 

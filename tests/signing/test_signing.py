@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import datetime as dt
 import json
 import os
@@ -63,10 +64,10 @@ def test_sign_then_verify_ok(run_dir: Path, keys: Keys) -> None:
     result = sign_run(run_dir, keys[0], by="Ada Lovelace", decision="ship", now=NOW)
     assert result.path == run_dir / "signature.json"
     assert set(result.digests) == {
-        "scorecard",
-        "results",
+        "scorecard.json",
+        "scorecard.md",
+        "results.jsonl",
         "thresholds",
-        "config",
         "signer",
         "decision",
     }
@@ -83,6 +84,8 @@ def test_sign_then_verify_ok(run_dir: Path, keys: Keys) -> None:
 def test_signature_file_holds_what_the_brief_lists(run_dir: Path, keys: Keys) -> None:
     sign(run_dir, keys)
     doc = json.loads((run_dir / "signature.json").read_text(encoding="utf-8"))
+    assert doc["schema"] == "ragcard.signature/2" and doc["algorithm"] == "ed25519"
+    assert doc["canonicalization"].startswith("RFC 8785")
     assert doc["public_key"].startswith("-----BEGIN PUBLIC KEY-----")
     assert len(doc["key_fingerprint"]) == 64
     assert doc["config"]["corpus"] == "ad" * 32
@@ -94,8 +97,11 @@ def test_signature_file_holds_what_the_brief_lists(run_dir: Path, keys: Keys) ->
         "judge",
         "ragcard_version",
     }
-    assert "signed" not in doc["scorecard"]
-    assert doc["scorecard"]["metrics"]["recall@5"]["value"] == 0.75
+    assert doc["signed"] == signing.SIGNED  # every signed field is text or text by name
+    assert all(isinstance(doc[name], str | dict) for name in doc["signed"])
+    copy = json.loads(doc["copies"]["scorecard.json"])
+    assert copy["metrics"]["recall@5"]["value"] == 0.75
+    assert copy["signed"] == signature_line(run_dir)  # the stamp is part of what was signed
 
 
 def test_signature_line(run_dir: Path, keys: Keys) -> None:
@@ -107,11 +113,71 @@ def test_signature_line(run_dir: Path, keys: Keys) -> None:
     assert line.endswith("…")
 
 
-def test_header_may_show_the_signature_after_signing(run_dir: Path, keys: Keys) -> None:
-    """The ``signed`` field and the JSON layout are not part of what is signed."""
+def test_the_signature_line_is_stamped_before_signing_and_covered(
+    run_dir: Path, keys: Keys
+) -> None:
+    """Signing stamps scorecard.json's signed field and scorecard.md's Signed row, then signs
+    the stamped files: editing either afterwards is named."""
     sign(run_dir, keys)
-    edit_json(run_dir / "scorecard.json", lambda d: d.update(signed=signature_line(run_dir)))
+    line = signature_line(run_dir)
+    assert json.loads((run_dir / "scorecard.json").read_text())["signed"] == line
+    assert f"| Signed | {line} |" in (run_dir / "scorecard.md").read_text()
     assert verify_run(run_dir).ok
+    edit_json(run_dir / "scorecard.json", lambda d: d.update(signed="signed by the board"))
+    assert verify_run(run_dir).changed == ["scorecard value signed changed"]
+
+
+def test_editing_the_decision_line_of_scorecard_md_is_named(run_dir: Path, keys: Keys) -> None:
+    """The issue's attack: **Decision: HOLD** → SHIP in scorecard.md still verified."""
+    path = run_dir / "scorecard.md"
+    sign(run_dir, keys)
+    path.write_text(path.read_text().replace("**Decision: SHIP**", "**Decision: SHIP** (CEO)"))
+    changed = verify_run(run_dir).changed
+    assert len(changed) == 1 and changed[0].startswith("scorecard.md line 3 changed: ")
+    assert "(CEO)" in changed[0] and "signed: '**Decision: SHIP**'" in changed[0]
+
+
+def test_another_runs_results_cannot_be_signed_or_slipped_in(
+    make_run: MakeRun, keys: Keys
+) -> None:
+    """The issue's attack: run B's results.jsonl beside run A's scorecard signed and verified
+    "valid (trusted)"; the scorecard now names its results."""
+    a, b = make_run(name="a"), make_run(name="b")
+    with (b / "results.jsonl").open("a") as handle:
+        handle.write('{"item": "Q4", "attempt": 1}\n')
+    mixed = make_run(name="mixed")
+    (mixed / "results.jsonl").write_bytes((b / "results.jsonl").read_bytes())
+    with pytest.raises(ConfigError, match="is not the results file"):
+        sign(mixed, keys)
+    sign(a, keys)
+    (a / "results.jsonl").write_bytes((b / "results.jsonl").read_bytes())
+    verified = verify_run(a, trusted_keys=[keys[1]])
+    assert verified.changed == [
+        "results.jsonl changed",
+        "results.jsonl is not the results file the scorecard was computed from",
+    ]
+
+
+def test_a_scorecard_that_names_no_results_is_not_signed(run_dir: Path, keys: Keys) -> None:
+    edit_json(run_dir / "scorecard.json", lambda d: d.pop("results"))
+    with pytest.raises(ConfigError, match="does not name the results"):
+        sign(run_dir, keys)
+
+
+def test_a_folder_left_mid_write_is_neither_signed_nor_verified(
+    run_dir: Path, keys: Keys
+) -> None:
+    from ragcard._runfolder import MARKER
+
+    (run_dir / MARKER).write_text('{"command": "ragcard run", "fix": "resume it"}')
+    with pytest.raises(ConfigError, match="left mid-write"):
+        sign(run_dir, keys)
+    (run_dir / MARKER).unlink()
+    sign(run_dir, keys)
+    (run_dir / MARKER).write_text('{"command": "ragcard run", "fix": "resume it"}')
+    assert verify_run(run_dir).changed == [
+        "the folder was left mid-write by ragcard run: resume it"
+    ]
 
 
 def test_a_person_may_hold_a_passing_run(run_dir: Path, keys: Keys) -> None:
@@ -145,21 +211,28 @@ def test_tampering_with_one_byte_fails_and_names_the_file(
     assert any(expected in change for change in verified.changed), verified.changed
 
 
-def test_no_single_byte_of_the_scorecard_leaves_its_canonical_form_intact(run_dir: Path) -> None:
-    """Every byte flip either breaks the JSON or changes a signed value (the files' other
-    bytes are covered by sha256); checked in memory, as writing 3,000 files is slow."""
-    original = (run_dir / "scorecard.json").read_bytes()
-    signed = signing._canonical(signing._parse_scorecard(original, run_dir))
+def test_no_single_byte_of_the_signed_manifest_goes_unnoticed(run_dir: Path, keys: Keys) -> None:
+    """Every byte flip of the canonical manifest breaks the signature (the files themselves
+    are covered byte for byte by their sha256 in it); checked in memory."""
+    from cryptography.exceptions import InvalidSignature
+
+    from ragcard._signing_files import canonical, load_public_key
+
+    sign(run_dir, keys)
+    doc = json.loads((run_dir / "signature.json").read_text(encoding="utf-8"))
+    message = canonical({name: doc[name] for name in doc["signed"]})
+    public = load_public_key(doc["public_key"].encode(), "signature.json")
+    signature = base64.b64decode(doc["signature"])
+    public.verify(signature, message)
     unnoticed = []
-    for position in range(len(original)):
-        data = bytearray(original)
+    for position in range(len(message)):
+        data = bytearray(message)
         data[position] ^= 0x01
         try:
-            parsed = signing._parse_scorecard(bytes(data), run_dir)
-        except InputError:
+            public.verify(signature, bytes(data))
+        except InvalidSignature:
             continue
-        if signing._canonical(parsed) == signed:
-            unnoticed.append(position)
+        unnoticed.append(position)
     assert unnoticed == []
 
 
@@ -208,9 +281,9 @@ def _set_corpus(doc: dict[str, Any]) -> None:
         (lambda d: d.update(signer="Grace Hopper"), "signer changed"),
         (lambda d: d.update(decision="hold"), "decision changed"),
         (lambda d: d.update(signed_at="2020-01-01T00:00:00+00:00"), "signature.json changed"),
-        (lambda d: d["digests"].update(results="0" * 64), "results.jsonl changed"),
+        (lambda d: d["digests"].update({"results.jsonl": "0" * 64}), "results.jsonl changed"),
         (lambda d: d.update(key_fingerprint="ab" * 32), "public key changed"),
-        (lambda d: d["scorecard"].update(decision="hold"), "scorecard copy in signature.json"),
+        (lambda d: d["copies"].update({"scorecard.json": "{}"}), "scorecard copy in signature"),
     ],
     ids=["config", "signer", "decision", "time", "digest", "fingerprint", "scorecard-copy"],
 )
@@ -220,7 +293,10 @@ def test_editing_signature_json_fails(run_dir: Path, keys: Keys, edit: Any, expe
     verified = verify_run(run_dir)
     assert not verified.ok
     assert any(expected in change for change in verified.changed), verified.changed
-    assert "signature.json changed: the signature does not match its contents" in (verified.changed)
+    if "copy" not in expected:  # the copies are authenticated by their signed digests
+        assert "signature.json changed: the signature does not match its contents" in (
+            verified.changed
+        )
 
 
 def test_a_resigned_run_fails_against_trusted_keys(
@@ -310,11 +386,35 @@ def test_verify_with_missing_results_is_bad_input(run_dir: Path, keys: Keys) -> 
         verify_run(run_dir)
 
 
-def test_truncated_signature_json_is_bad_input(run_dir: Path, keys: Keys) -> None:
+@pytest.mark.parametrize(
+    ("edit", "expected"),
+    [
+        (lambda d: d.pop("digests"), "digests missing or mistyped"),
+        (lambda d: d.update(signer=["Ada"]), "signer missing or mistyped"),
+        (lambda d: d.update(schema="ragcard.signature/9"), "unknown schema"),
+        (lambda d: d.update(public_key="not a key"), "not a PEM public key"),
+        (lambda d: d.update(signature="***"), "the signature does not match"),
+        (lambda d: d["digests"].update(signer=float("nan")), "signer changed"),
+    ],
+    ids=["missing", "mistyped", "schema", "key", "signature", "nan"],
+)
+def test_a_tampered_signature_file_is_invalid_not_bad_input(
+    run_dir: Path, keys: Keys, edit: Any, expected: str
+) -> None:
+    """25 of 40 tampered signature.json files used to exit 2 (bad input): a tampered signature
+    is a failed verification, exit 1, naming what is wrong."""
     sign(run_dir, keys)
-    edit_json(run_dir / "signature.json", lambda d: d.pop("digests"))
-    with pytest.raises(InputError, match="digests"):
-        verify_run(run_dir)
+    edit_json(run_dir / "signature.json", edit)
+    verified = verify_run(run_dir)
+    assert not verified.ok and any(expected in c for c in verified.changed), verified.changed
+
+
+@pytest.mark.parametrize("text", ["", "{", "[]", '"signed"', "\x00\xff"])
+def test_a_signature_file_that_is_not_json_is_invalid(run_dir: Path, keys: Keys, text: str) -> None:
+    sign(run_dir, keys)
+    (run_dir / "signature.json").write_text(text, encoding="latin-1")
+    verified = verify_run(run_dir)
+    assert not verified.ok and verified.changed[0].startswith("signature.json changed: not")
 
 
 def test_without_cryptography_the_extra_is_named(

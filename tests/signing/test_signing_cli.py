@@ -29,8 +29,8 @@ def build_app() -> typer.Typer:
 app = build_app()
 
 
-def invoke(*args: str | Path) -> tuple[int, str]:
-    result = runner.invoke(app, [str(a) for a in args])
+def invoke(*args: str | Path, ci: str = "") -> tuple[int, str]:
+    result = runner.invoke(app, [str(a) for a in args], env={"CI": ci})
     return result.exit_code, result.output
 
 
@@ -135,3 +135,72 @@ def test_verify_missing_results_exits_2(run_dir: Path, key: Path) -> None:
 
 def test_missing_option_exits_2(run_dir: Path) -> None:
     assert invoke("sign", run_dir, "--by", "Ada")[0] == 2
+
+
+def test_verify_without_trusted_keys_says_it_proved_integrity_not_identity(
+    run_dir: Path, key: Path
+) -> None:
+    sign(run_dir, key)
+    code, output = invoke("verify", run_dir)
+    assert code == 0 and output.startswith("valid: signed by Ada Lovelace (ship)")
+    assert "integrity only" in flat(output) and "nothing says whose key it is" in flat(output)
+    code, output = invoke("verify", run_dir, "--require-trusted")
+    assert code == 1 and output.startswith("NOT TRUSTED: signed by Ada Lovelace")
+    assert invoke("verify", run_dir, ci="true")[0] == 1  # the default in CI
+    assert invoke("verify", run_dir, "--no-require-trusted", ci="true")[0] == 0
+    code, output = invoke("verify", run_dir, "--trusted", f"{key}.pub", "--require-trusted",
+                          ci="true")
+    assert code == 0 and "integrity and identity" in flat(output)
+
+
+def test_a_resignature_by_a_key_claiming_the_name_fails_under_project_trusted_keys(
+    run_dir: Path, key: Path, tmp_path: Path
+) -> None:
+    """The issue's attack: without --trusted, verify accepted a re-signature by any key that
+    claims to be "Ada"; the project now names the keys it trusts."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "keys").mkdir()
+    (project / "keys" / "ada.pub").write_bytes(Path(f"{key}.pub").read_bytes())
+    (project / "ragcard.toml").write_text('[signing]\ntrusted_keys = ["keys/ada.pub"]\n')
+    mallory = tmp_path / "mallory.pem"
+    invoke("keys", "new", mallory, "--owner", "Mallory")
+    assert sign(run_dir, mallory)[0] == 0  # signs as "Ada Lovelace"
+    code, output = invoke("verify", run_dir, "--project", project)
+    assert code == 1 and "is not one of the trusted keys" in output
+    (run_dir / "signature.json").unlink()  # the next sign stamps its own line
+    assert sign(run_dir, key)[0] == 0
+    code, output = invoke("verify", run_dir, "--project", project)
+    assert code == 0 and "(trusted)" in output
+
+
+def test_a_project_without_trusted_keys_is_bad_usage(run_dir: Path, tmp_path: Path) -> None:
+    (tmp_path / "ragcard.toml").write_text("[project]\nname = 'x'\n")
+    code, output = invoke("verify", run_dir, "--project", tmp_path)
+    assert code == 2 and "no trusted keys" in flat(output)
+
+
+def test_a_tampered_signature_file_exits_1(run_dir: Path, key: Path) -> None:
+    sign(run_dir, key)
+    signature = run_dir / "signature.json"
+    signature.write_text(signature.read_text().replace('"ed25519"', '"rsa"', 1))
+    code, output = invoke("verify", run_dir)
+    assert code == 1 and "the signature does not match its contents" in output
+    signature.write_text("{not json")
+    code, output = invoke("verify", run_dir)
+    assert code == 1 and "signature.json changed: not valid JSON" in flat(output)
+
+
+def test_a_format_1_signature_still_verifies_with_a_note(tmp_path: Path) -> None:
+    import shutil
+
+    fixtures = Path(__file__).parent / "fixtures"
+    run = tmp_path / "v1-run"
+    shutil.copytree(fixtures / "v1-run", run)
+    code, output = invoke("verify", run, "--trusted", fixtures / "v1-ada.pub")
+    assert code == 0 and "(trusted)" in output
+    assert "note: signature format 1" in flat(output) and "not scorecard.md" in flat(output)
+    card = run / "scorecard.json"
+    card.write_text(card.read_text().replace('"value": 0.75', '"value": 0.95', 1))
+    code, output = invoke("verify", run)
+    assert code == 1 and "scorecard value metrics.recall@5.value changed" in output

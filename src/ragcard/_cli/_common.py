@@ -12,6 +12,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from ragcard._secrets import scrub
 from ragcard.errors import ConfigError, InputError, MissingExtraError
 
 P = ParamSpec("P")
@@ -46,13 +47,13 @@ def user_errors(command: Callable[P, R]) -> Callable[P, R]:
         try:
             return command(*args, **kwargs)
         except InputError as error:
-            err.print(f"[bold red]error:[/] {escape(error.render())}", highlight=False)
+            err.print(f"[bold red]error:[/] {escape(scrub(error.render()))}", highlight=False)
             raise typer.Exit(EXIT_BAD_INPUT) from None
         except (ConfigError, MissingExtraError) as error:
-            err.print(f"[bold red]error:[/] {escape(str(error))}", highlight=False)
+            err.print(f"[bold red]error:[/] {escape(scrub(str(error)))}", highlight=False)
             raise typer.Exit(EXIT_BAD_INPUT) from None
         except OSError as error:  # a path the user gave: unreadable, unwritable, a folder…
-            err.print(f"[bold red]error:[/] {escape(str(error))}", highlight=False)
+            err.print(f"[bold red]error:[/] {escape(scrub(str(error)))}", highlight=False)
             raise typer.Exit(EXIT_BAD_INPUT) from None
 
     return wrapper

@@ -18,6 +18,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ragcard._cli._common import EXIT_HOLD, EXIT_SHIP, err, user_errors
+from ragcard._writing import write_atomic
 from ragcard.baseline import Comparison, compare_runs
 from ragcard.errors import ConfigError
 from ragcard.report.comparison import format_measure, render_comparison_markdown
@@ -170,7 +171,7 @@ def compare_command(
     if markdown is not None:
         try:
             markdown.parent.mkdir(parents=True, exist_ok=True)
-            markdown.write_text(render_comparison_markdown(comparison), encoding="utf-8")
+            write_atomic(markdown, render_comparison_markdown(comparison))
         except OSError as error:
             raise ConfigError(f"--markdown {markdown}: cannot write it ({error})") from None
         err.print(f"wrote {markdown}", highlight=False)

@@ -17,6 +17,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from ragcard._cli._common import user_errors
+from ragcard._runfolder import check_complete
 from ragcard.errors import ConfigError, InputError, Problem
 from ragcard.history import HistoryStore, RunEntry, default_history_url
 from ragcard.redteam.measures import check_shippable
@@ -83,6 +84,8 @@ def ship_command(
     url = resolve_history_url(project, db)
     with HistoryStore(url) as store:
         folder = Path(run)
+        if folder.is_dir():
+            check_complete(folder, "ship")
         if (folder / "scorecard.json").is_file() and not _recorded(store, run):
             store.record_run(_read_scorecard(folder / "scorecard.json"), folder)
         entry = store.get(run)

@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 
 from ragcard._cli._common import err, user_errors
+from ragcard._writing import write_atomic
 from ragcard.errors import ConfigError
 from ragcard.thresholds import TEMPLATES, template_text
 
@@ -104,7 +105,7 @@ def init_command(
         raise ConfigError(f"{', '.join(existing)} already exist(s); pass --force to overwrite")
     folder.mkdir(parents=True, exist_ok=True)
     for path, text in targets.items():
-        path.write_text(text, encoding="utf-8")
+        write_atomic(path, text)
         err.print(f"wrote {path}", markup=False, highlight=False)
     for line in _next_steps(folder, example):
         err.print(line, markup=False, highlight=False)

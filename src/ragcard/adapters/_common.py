@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from ragcard import _secrets
 from ragcard.adapters.base import AgentReply
 from ragcard.errors import AgentOutputError, AgentTimeout, ConfigError
 from ragcard.responses import AgentResponse
@@ -24,7 +25,9 @@ __all__ = [
     "decode_json",
     "decode_response",
     "deadline",
+    "env_references",
     "expand_env",
+    "expand_header",
     "import_target",
     "load_config",
     "make_reply",
@@ -121,7 +124,9 @@ _ENV_REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
 def expand_env(template: str, where: str) -> str:
-    """Replace ``${NAME}`` with the environment variable; a missing one is a ConfigError."""
+    """Replace ``${NAME}`` with the environment variable; a missing one is a ConfigError.
+    Each value is remembered as a secret (:mod:`ragcard._secrets`): scrubbed from everything
+    ragcard writes or prints."""
 
     def value_of(match: re.Match[str]) -> str:
         name = match.group(1)
@@ -129,9 +134,28 @@ def expand_env(template: str, where: str) -> str:
         if value is None:
             message = f"{where} refers to ${{{name}}}, which is not set in the environment"
             raise ConfigError(f"{message}; export {name}=… before running")
+        _secrets.remember(value)
         return value
 
     return _ENV_REFERENCE.sub(value_of, template)
+
+
+def env_references(template: str) -> list[str]:
+    """The names of the ``${NAME}`` references in ``template``."""
+    return _ENV_REFERENCE.findall(template)
+
+
+def expand_header(name: str, template: str) -> str:
+    """A header value with the environment expanded, refused (ConfigError naming the header
+    and the variable, never the value) when HTTP cannot carry it: CR, LF, NUL or another
+    control character, or a character outside Latin-1."""
+    if not name or not name.isascii() or any(c in name for c in "\r\n\x00:() ,;\"\\"):
+        raise ConfigError(f"[agent] header name {name!r}: not a valid HTTP header name")
+    value = expand_env(template, f"[agent] header {name!r}")
+    problem = _secrets.check_header_value(value, name, env_references(template))
+    if problem is not None:
+        raise ConfigError(problem)
+    return value
 
 
 def truncate(text: str, limit: int = RAW_LIMIT) -> str:

@@ -39,6 +39,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from ragcard.adapters._common import (
     deadline,
     decode_response,
+    env_references,
     expand_env,
     load_config,
     make_reply,
@@ -147,16 +148,27 @@ class CommandAdapter:
     def _program(self) -> str:
         return self.config.command[0]
 
+    def preflight(self) -> None:
+        """Before the first call: every ``${VAR}`` of ``env`` is set and holds no NUL byte."""
+        self._environment()
+
+    def _environment(self) -> dict[str, str] | None:
+        if not self.config.env:
+            return None
+        env = dict(os.environ)
+        for name, template in self.config.env.items():
+            value = expand_env(template, f"[agent] env {name!r}")
+            if "\x00" in value:
+                refs = ", ".join(f"${{{ref}}}" for ref in env_references(template)) or "it"
+                raise ConfigError(
+                    f"[agent] env {name!r}: {refs} holds a NUL byte, which no environment "
+                    "variable can carry. Fix the variable (its value is not shown)"
+                )
+            env[name] = value
+        return env
+
     async def _start(self) -> asyncio.subprocess.Process:
-        env = None
-        if self.config.env:
-            env = {
-                **os.environ,
-                **{
-                    name: expand_env(value, f"[agent] env {name!r}")
-                    for name, value in self.config.env.items()
-                },
-            }
+        env = self._environment()
         try:
             return await asyncio.create_subprocess_exec(
                 *self.config.command,

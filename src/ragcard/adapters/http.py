@@ -13,16 +13,20 @@ TOML (``[agent]`` table)::
     timeout = 30                           # seconds; default: the run's timeout
     stream = "sse"                         # or "chunked"; absent: one JSON body
     delta_field = "delta"                  # SSE: dotted path of each text delta
+    end_marker = "[DONE]"                  # SSE: the data that ends a complete stream; "" = close
     retrieve_url = "https://agent.example.org/v1/retrieve"  # retrieval-only runs
     send_attempt = false                   # add "attempt": n to the request
 
 ``request_map`` sends only the mapped fields (dotted names nest); ``response_map`` reads each
 mapped field from its path (digits index lists), the rest from the top level.
 
-``sse``: each ``data:`` line is one JSON event; text deltas accumulate into the answer, events
-with response fields are merged into the response, ``[DONE]`` ends. ``chunked``: the chunks
-concatenate into one JSON response. Both measure time to first token (first non-empty delta
-or chunk) from the start of the request.
+``sse``: the body must be ``text/event-stream`` (parsed by httpx-sse); each event's data is one
+JSON object; text deltas accumulate into the answer, events with response fields are merged
+into the response, and the ``end_marker`` (``[DONE]``) ends a complete stream. A body that is
+not an event stream, an ``event: error`` or an event that is not an object is
+``malformed_output``; a stream cut before its end marker is an incomplete response, retried as
+transient. ``chunked``: the chunks concatenate into one JSON response. Both measure time to
+first token (first non-empty delta or chunk) from the start of the request.
 
 Errors: 5xx, 429 (:class:`RateLimitedError`, with ``Retry-After``), connection and read errors
 are transient :class:`~ragcard.errors.AgentTransportError`; other 4xx are not; timeouts are
@@ -33,22 +37,23 @@ values never appear in :meth:`HttpAdapter.describe` or in error messages.
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import re
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Mapping
-from datetime import UTC, datetime
 from typing import Any, Literal
 
 import httpx
+from httpx_sse import EventSource, SSEError
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from ragcard._retry import parse_retry_after
 from ragcard.adapters._common import (
     RAW_LIMIT,
     deadline,
     decode_json,
     expand_env,
+    expand_header,
     load_config,
     make_reply,
     parse_response,
@@ -94,6 +99,7 @@ class HttpConfig(BaseModel):
     timeout: float | None = Field(default=None, gt=0)
     stream: Literal["sse", "chunked"] | None = None
     delta_field: str = Field(default="delta", min_length=1)
+    end_marker: str = "[DONE]"
     retrieve_url: str | None = None
     send_attempt: bool = False
 
@@ -177,7 +183,7 @@ class HttpAdapter:
         described["headers"] = sorted(config.headers)
         described["retrieve_url"] = config.retrieve_url and redact_url(config.retrieve_url)
         if config.stream != "sse":
-            del described["delta_field"]
+            del described["delta_field"], described["end_marker"]
         return described
 
     # --- one exchange ---------------------------------------------------------------------
@@ -186,7 +192,9 @@ class HttpAdapter:
         config = self.config
         shown = f"{config.method} {redact_url(url_template)}"
         url = expand_env(url_template, "[agent] url")
-        headers = {k: expand_env(v, f"[agent] header {k!r}") for k, v in config.headers.items()}
+        headers = self._headers()
+        if config.stream == "sse" and "accept" not in {k.lower() for k in headers}:
+            headers["Accept"] = "text/event-stream"
         payload = self._payload(call)
         timeout = config.timeout or call.timeout_s
         client = self._client_for_this_loop()
@@ -211,6 +219,17 @@ class HttpAdapter:
             raise AgentTransportError(f"{shown}: {type(error).__name__}: {detail}") from None
         except httpx.DecodingError as error:
             raise AgentOutputError(f"{shown}: could not decode the body: {error}") from None
+
+    def preflight(self) -> None:
+        """Before the first call: every ``${VAR}`` of the url and headers is set, and every
+        header value is one HTTP can carry (:func:`expand_header`)."""
+        expand_env(self.config.url, "[agent] url")
+        if self.config.retrieve_url:
+            expand_env(self.config.retrieve_url, "[agent] retrieve_url")
+        self._headers()
+
+    def _headers(self) -> dict[str, str]:
+        return {name: expand_header(name, value) for name, value in self.config.headers.items()}
 
     def _client_for_this_loop(self) -> httpx.AsyncClient:
         loop = asyncio.get_running_loop()
@@ -257,31 +276,69 @@ class HttpAdapter:
         )
 
     async def _read_sse(self, response: httpx.Response, start: float) -> AgentReply:
-        transcript: deque[str] = deque(maxlen=64)  # the last lines, for error reports
+        """An event stream, parsed by httpx-sse (events split over several ``data:`` lines are
+        joined). Refused as ``malformed_output``: a body that is not ``text/event-stream``, an
+        event that is not a JSON object, a delta that is not text, ``event: error``, a stream
+        with no answer. A stream that stops before its end marker is an incomplete response:
+        a transient error, retried."""
+        transcript: deque[str] = deque(maxlen=64)  # the last events, for error reports
         deltas: list[str] = []
         fields: dict[str, Any] = {}
         first_token_ms: float | None = None
-        async for line in response.aiter_lines():
-            transcript.append(line)
-            if not line.startswith("data:"):
-                continue  # blank separators, comments, event:/id:/retry: lines
-            payload = line[5:].strip()
-            if payload == "[DONE]":
-                break
-            if not payload:
-                continue
-            event = _decode_event(payload, transcript)
-            delta = _get_path(event, self.config.delta_field)
-            if isinstance(delta, str) and delta:
-                deltas.append(delta)
-            fields.update(self._fields(event, payload, strict=False, skip=self.config.delta_field))
-            if first_token_ms is None and (deltas or fields.get("answer")):
-                first_token_ms = _elapsed_ms(start)
+        end, ended, events = self.config.end_marker, False, 0
+        try:
+            async for event in EventSource(response).aiter_sse():
+                transcript.append(f"event: {event.event}\ndata: {event.data}")
+                if event.event == "error":
+                    raise AgentOutputError(
+                        f"the stream reported an error: {event.data[:200]}", _tail(transcript)
+                    )
+                if end and event.data == end:
+                    ended = True
+                    break
+                if not event.data:
+                    continue
+                events += 1
+                data = _decode_event(event.data, transcript)
+                delta = _get_path(data, self.config.delta_field)
+                if isinstance(delta, str):
+                    deltas.append(delta)
+                elif delta is not _MISSING and delta is not None:
+                    raise AgentOutputError(
+                        f"SSE event: {self.config.delta_field!r} is a {type(delta).__name__}, "
+                        "not text",
+                        _tail(transcript),
+                    )
+                fields.update(self._fields(data, event.data, skip=self.config.delta_field))
+                if first_token_ms is None and (any(deltas) or fields.get("answer")):
+                    first_token_ms = _elapsed_ms(start)
+        except SSEError:
+            await response.aread()
+            kind = response.headers.get("content-type") or "no Content-Type"
+            raise AgentOutputError(
+                f"stream = 'sse', but the agent answered {kind}, not text/event-stream "
+                "(a whole body, not an event stream): fix the endpoint, or remove `stream` "
+                "from [agent] if it answers one JSON body",
+                truncate(response.text),
+            ) from None
+        if end and not ended:
+            raise AgentTransportError(
+                f"the event stream ended before its end marker {end!r} after {events} "
+                "event(s): an incomplete response (set end_marker = \"\" if this agent "
+                "ends its streams by closing them)",
+                _tail(transcript),
+            )
+        if not deltas and not fields:
+            raise AgentOutputError(
+                "the event stream held no answer: no text delta at "
+                f"{self.config.delta_field!r} and no response field",
+                _tail(transcript) or "(no events)",
+            )
         measured = _elapsed_ms(start)
         if fields.get("answer") is None:
             fields["answer"] = "".join(deltas)
         return make_reply(
-            parse_response(fields, "\n".join(transcript)[-RAW_LIMIT:]),
+            parse_response(fields, _tail(transcript)),
             measured_latency_ms=measured,
             measured_first_token_ms=first_token_ms,
         )
@@ -323,9 +380,13 @@ class HttpAdapter:
         return found
 
 
+def _tail(transcript: deque[str]) -> str:
+    """The end of the stream, where it went wrong: what errors keep as the raw output."""
+    return "\n\n".join(transcript)[-RAW_LIMIT:]
+
+
 def _decode_event(payload: str, transcript: deque[str]) -> dict[str, Any]:
-    # the raw kept on errors is the end of the stream, where it went wrong
-    raw = "\n".join(transcript)[-RAW_LIMIT:]
+    raw = _tail(transcript)
     try:
         event = decode_json(payload)
     except AgentOutputError as error:
@@ -344,27 +405,12 @@ def _status_error(response: httpx.Response, shown: str) -> AgentTransportError:
     raw = truncate(response.text)
     message = f"{shown} answered HTTP {status}"
     if status == 429:
-        retry_after = _retry_after_s(response.headers.get("retry-after"))
+        retry_after = parse_retry_after(response.headers.get("retry-after"))
         return RateLimitedError(message + " (rate limited)", raw, retry_after)
     if status >= 500:
         return AgentTransportError(message, raw)
     refused = ": refused, so not retried; check the url, method, headers and request_map"
     return AgentTransportError(message + refused, raw, transient=False)
-
-
-def _retry_after_s(value: str | None) -> float | None:
-    """``Retry-After`` in seconds: a number of seconds or an HTTP date."""
-    try:
-        return max(0.0, float(value or ""))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value or "")
-    except (TypeError, ValueError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return max(0.0, (when - datetime.now(UTC)).total_seconds())
 
 
 def _get_path(data: Any, path: str) -> Any:

@@ -4,7 +4,7 @@ TOML (``[agent]`` table)::
 
     [agent]
     type = "replay"
-    path = "runs/2025-06-01/responses.jsonl"   # as given: relative paths are not resolved here
+    path = "runs/2025-06-01/responses.jsonl"   # relative to ragcard.toml's folder
 
 Each call is answered with the record of the same item and attempt. There is no silent reuse:
 asking for an attempt that was not recorded (say attempt 3 of an item recorded twice) raises

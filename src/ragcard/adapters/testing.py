@@ -2,9 +2,15 @@
 
 * :class:`FaultPlan` decides, from a seed, what happens to each try of each item-attempt:
   ``ok``, ``timeout`` (the agent stalls past any sane timeout), ``error`` (a transient
-  failure), ``malformed`` (output that is not a response) or ``bug`` (an exception in the
-  agent's own code; over HTTP a 422). The decision is a hash of ``(seed, question, attempt,
-  try)``, so a rerun — or a resumed run — meets exactly the same faults.
+  failure; over HTTP a 500), ``malformed`` (output that is not a response) or ``bug`` (an
+  exception in the agent's own code; over HTTP a 422), and over HTTP also ``refused`` (400),
+  ``rate_limited`` (429 with ``Retry-After``), ``closed`` (the connection dropped without an
+  answer), ``cut`` (a body or stream stopped short: no end marker, a short body), ``wrong_body``
+  (a 200 whose body is not the declared format: plain JSON or an HTML page on the stream
+  endpoint, an empty stream, events of the wrong types) and ``echo`` (a 401 whose body echoes
+  the request's credentials back, as careless gateways do). The decision is a hash of
+  ``(seed, question, attempt, try)``, so a rerun — or a resumed run — meets exactly the same
+  faults.
 * :class:`FaultyAgent` is an async callable for the ``callable`` adapter.
 * :class:`FaultServer` is a real HTTP agent on ``127.0.0.1`` (a free port, a background
   thread) with the same faults: HTTP 500s, malformed JSON, stalls, slow SSE streams and
@@ -28,6 +34,7 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal, cast
 
+from ragcard._retry import parse_retry_after
 from ragcard.errors import AgentTransportError, ConfigError
 from ragcard.questions import Question
 
@@ -41,9 +48,15 @@ __all__ = [
     "synthetic_questions",
 ]
 
-Fault = Literal["ok", "timeout", "error", "malformed", "bug"]
+Fault = Literal[
+    "ok", "timeout", "error", "malformed", "bug", "refused", "rate_limited", "closed", "cut",
+    "wrong_body", "echo",
+]  # fmt: skip
 #: Every fault a plan can choose, in the order its rates are applied.
-FAULTS: tuple[Fault, ...] = ("ok", "timeout", "error", "malformed", "bug")
+FAULTS: tuple[Fault, ...] = (
+    "ok", "timeout", "error", "malformed", "bug", "refused", "rate_limited", "closed", "cut",
+    "wrong_body", "echo",
+)  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,27 +70,42 @@ class FaultPlan:
     bug_rate: float = 0.0
     min_latency_s: float = 0.0
     max_latency_s: float = 0.0
+    refused_rate: float = 0.0
+    rate_limited_rate: float = 0.0
+    closed_rate: float = 0.0
+    cut_rate: float = 0.0
+    wrong_body_rate: float = 0.0
+    echo_rate: float = 0.0
+    #: the ``Retry-After`` a ``rate_limited`` answer carries (seconds, or any header text)
+    retry_after: str = "0"
 
     def __post_init__(self) -> None:
-        rates = (self.timeout_rate, self.error_rate, self.malformed_rate, self.bug_rate)
-        if any(not 0.0 <= rate <= 1.0 for rate in rates) or sum(rates) > 1.0:
+        rates = self.rates()
+        if any(not 0.0 <= rate <= 1.0 for rate in rates) or sum(rates) > 1.0 + 1e-9:
             raise ConfigError(f"fault rates must lie in [0, 1] and sum to at most 1: {rates}")
         if self.min_latency_s < 0 or self.max_latency_s < 0:
             raise ConfigError("latencies cannot be negative")
+        if self.max_latency_s > 60:
+            raise ConfigError("latencies are bounded: at most 60 s a try")
+
+    def rates(self) -> tuple[float, ...]:
+        """The rate of each fault of :data:`FAULTS` after ``ok``, in that order."""
+        return tuple(getattr(self, f"{fault}_rate") for fault in FAULTS[1:])
 
     def fault(self, question: str, attempt: int, try_number: int) -> Fault:
         """What happens to this try (deterministic)."""
         draw = _uniform(self.seed, "fault", question, attempt, try_number)
         threshold = 0.0
-        for fault, rate in zip(
-            FAULTS[1:],
-            (self.timeout_rate, self.error_rate, self.malformed_rate, self.bug_rate),
-            strict=True,
-        ):
+        for fault, rate in zip(FAULTS[1:], self.rates(), strict=True):
             threshold += rate
             if draw < threshold:
                 return fault
         return "ok"
+
+    def variant(self, question: str, attempt: int, try_number: int, choices: int) -> int:
+        """Which of ``choices`` forms a fault takes on this try (deterministic)."""
+        draw = _uniform(self.seed, "variant", question, attempt, try_number)
+        return min(int(draw * choices), choices - 1)
 
     def latency_s(self, question: str, attempt: int, try_number: int) -> float:
         """How long this try takes before answering (deterministic)."""
@@ -161,6 +189,8 @@ class FaultyAgent:
         question, fault = await self._follow_plan(request)
         if fault == "malformed":
             return "<html>502 Bad Gateway</html>"  # not a response object
+        if fault == "wrong_body":
+            return {"answer": 5, "retrieved": "doc"}  # an object of the wrong types
         return canned_response(question)
 
     async def retrieve(self, request: Mapping[str, Any]) -> Any:
@@ -179,8 +209,15 @@ class FaultyAgent:
         await asyncio.sleep(self.plan.latency_s(question, attempt, try_number))
         if fault == "timeout":
             await asyncio.sleep(self.stall_s)
-        elif fault == "error":
-            raise AgentTransportError(f"injected transient error (try {try_number})")
+        elif fault in ("error", "closed", "cut"):
+            raise AgentTransportError(f"injected transient {fault} (try {try_number})")
+        elif fault == "rate_limited":
+            raise AgentTransportError(
+                f"injected rate limit (try {try_number})",
+                retry_after_s=parse_retry_after(self.plan.retry_after),
+            )
+        elif fault in ("refused", "echo"):
+            raise AgentTransportError(f"injected refusal (try {try_number})", transient=False)
         elif fault == "bug":
             raise RuntimeError("injected bug in the agent")
         return question, fault
@@ -204,10 +241,15 @@ def faulty_agent(options: Mapping[str, Any]) -> FaultyAgent:
 
 
 class _ServerState:
-    def __init__(self, plan: FaultPlan, stall_s: float, stream_delay_s: float, deltas: int) -> None:
+    def __init__(
+        self, plan: FaultPlan, stall_s: float, stream_delay_s: float, deltas: int, echo: bool
+    ) -> None:
         self.plan, self.stall_s = plan, stall_s
         self.stream_delay_s, self.deltas = stream_delay_s, deltas
+        self.echo = echo
         self.tries = _TryCounter()
+        self.log: list[tuple[str, int, int, Fault, float]] = []
+        self.lock = threading.Lock()
 
 
 class _Server(ThreadingHTTPServer):
@@ -217,6 +259,24 @@ class _Server(ThreadingHTTPServer):
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         """Clients that time out hang up mid-answer; that is expected, not an error."""
+
+
+_ROUTES = ("/answer", "/retrieve", "/sse", "/chunked")
+# what a ``wrong_body`` fault sends: (content type, body), one chosen per try
+_WRONG_SSE = (
+    ("application/json", b'{"answer": "a whole JSON body", "retrieved": ["doc-1#p0"]}'),
+    ("text/html", b"<html><body>502 Bad Gateway</body></html>"),
+    ("text/event-stream", b"data: [DONE]\n\n"),  # complete, and empty
+    ("text/event-stream", b'data: [1, 2, 3]\n\ndata: [DONE]\n\n'),
+    ("text/event-stream", b'data: {"delta": 42}\n\ndata: [DONE]\n\n'),
+    ("text/event-stream", b"event: error\ndata: upstream model overloaded\n\n"),
+)
+_WRONG_JSON = (
+    ("text/html", b"<html><body>502 Bad Gateway</body></html>"),
+    ("application/json", b"[1, 2, 3]"),
+    ("application/json", b'{"answer": 5, "retrieved": "doc"}'),
+    ("application/json", b""),
+)
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -236,7 +296,7 @@ class _Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(length)
         route = self.path.split("?", 1)[0]
-        if route not in ("/answer", "/retrieve", "/sse", "/chunked"):
+        if route not in _ROUTES:
             self._send(404, b'{"error": "no such endpoint"}')
             return
         try:
@@ -247,11 +307,16 @@ class _Handler(BaseHTTPRequestHandler):
         question, attempt = _identify(request if isinstance(request, dict) else {})
         try_number = state.tries.next(question, attempt)
         fault = state.plan.fault(question, attempt, try_number)
+        with state.lock:
+            state.log.append((question, attempt, try_number, fault, time.monotonic()))
         time.sleep(state.plan.latency_s(question, attempt, try_number))
-        if fault == "error":
-            self._send(500, b'{"error": "injected server error"}')
-        elif fault == "bug":
-            self._send(422, b'{"error": "injected unprocessable request"}')
+        variant = state.plan.variant(question, attempt, try_number, 6)
+        if self._refuse(state, fault):
+            return
+        if fault == "wrong_body":
+            wrong = _WRONG_SSE if route == "/sse" else _WRONG_JSON
+            content_type, data = wrong[variant % len(wrong)]
+            self._send(200, data, content_type)
         elif route == "/sse":
             self._sse(state, question, fault)
         elif route == "/chunked":
@@ -259,16 +324,53 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self._json(state, question, fault, retrieve=route == "/retrieve")
 
+    def _refuse(self, state: _ServerState, fault: Fault) -> bool:
+        """Answer the faults that need no body of the route; whether one was answered."""
+        if fault == "error":
+            self._send(500, b'{"error": "injected server error"}')
+        elif fault == "bug":
+            self._send(422, b'{"error": "injected unprocessable request"}')
+        elif fault == "refused":
+            self._send(400, b'{"error": "injected bad request"}')
+        elif fault == "rate_limited":
+            retry = {"Retry-After": state.plan.retry_after}
+            self._send(429, b'{"error": "slow down"}', headers=retry)
+        elif fault == "echo":  # a gateway that quotes the credentials it refused
+            seen = {k: v for k, v in self.headers.items() if k.lower() != "content-length"}
+            echoed = json.dumps({"error": "invalid credentials", "headers": seen}).encode()
+            self._send(401, echoed)
+        elif fault == "closed":
+            self.close_connection = True  # no status line at all
+        else:
+            return False
+        return True
+
+    def _answer(self, state: _ServerState, question: str) -> dict[str, Any]:
+        response = canned_response(question)
+        if state.echo:  # an agent that repeats what it was sent, credentials included
+            sent = {k: v for k, v in self.headers.items() if k.lower() != "content-length"}
+            response["answer"] += f" You sent {json.dumps(sent)}."
+        return response
+
     def _json(self, state: _ServerState, question: str, fault: Fault, *, retrieve: bool) -> None:
         if fault == "timeout":
             time.sleep(state.stall_s)
-        response = canned_response(question)
+        response = self._answer(state, question)
         body = {"retrieved": response["retrieved"]} if retrieve else response
         data = json.dumps(body).encode()
+        if fault == "cut":  # promise the whole body, send half, hang up
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data[: len(data) // 2])
+            self.wfile.flush()
+            self.close_connection = True
+            return
         self._send(200, data[: len(data) // 2] if fault == "malformed" else data)
 
     def _sse(self, state: _ServerState, question: str, fault: Fault) -> None:
-        response = canned_response(question)
+        response = self._answer(state, question)
         answer = response.pop("answer")
         size = -(-len(answer) // state.deltas)
         self._start_chunks("text/event-stream")
@@ -284,6 +386,9 @@ class _Handler(BaseHTTPRequestHandler):
                 return
             if fault == "malformed":
                 self._chunk(b'data: {"delta": "unterminated\n\n')
+            if fault == "cut":  # a clean end of the body, but no end marker: answer cut short
+                self._end_chunks()
+                return
         self._chunk(b"data: " + json.dumps(response).encode() + b"\n\n")
         self._chunk(b"data: [DONE]\n\n")
         self._end_chunks()
@@ -298,16 +403,25 @@ class _Handler(BaseHTTPRequestHandler):
             if index:
                 time.sleep(state.stream_delay_s)
             self._chunk(data[index : index + third])
-            if fault == "timeout":
-                time.sleep(state.stall_s)
-                self.close_connection = True
+            if fault in ("timeout", "cut"):
+                if fault == "timeout":
+                    time.sleep(state.stall_s)
+                self.close_connection = True  # no terminating chunk
                 return
         self._end_chunks()
 
-    def _send(self, status: int, body: bytes) -> None:
+    def _send(
+        self,
+        status: int,
+        body: bytes,
+        content_type: str = "application/json",
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
         self.send_response(status)
-        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(body)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
         self.end_headers()
         self.wfile.write(body)
 
@@ -331,7 +445,9 @@ class FaultServer:
 
     ``stream_delay_s`` is the pause between SSE deltas and between body chunks (a slow
     stream); ``stall_s`` how long a ``timeout`` fault hangs; ``deltas`` how many pieces the
-    SSE answer is cut into.
+    SSE answer is cut into; ``echo_headers`` makes every answer repeat the request's headers
+    (credentials included), as a careless agent might. Bounded: it listens on 127.0.0.1 only,
+    and a stall lasts at most 60 s.
     """
 
     def __init__(
@@ -341,9 +457,16 @@ class FaultServer:
         stall_s: float = 5.0,
         stream_delay_s: float = 0.0,
         deltas: int = 4,
+        echo_headers: bool = False,
     ) -> None:
+        if not 0 <= stall_s <= 60 or not 0 <= stream_delay_s <= 10:
+            raise ConfigError(
+                "FaultServer: stall_s must lie in [0, 60] and stream_delay_s in [0, 10]"
+            )
         self.plan = plan or FaultPlan()
-        self._state = _ServerState(self.plan, stall_s, stream_delay_s, max(1, deltas))
+        self._state = _ServerState(
+            self.plan, stall_s, stream_delay_s, max(1, deltas), echo_headers
+        )
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
 
@@ -359,6 +482,18 @@ class FaultServer:
     def requests(self) -> int:
         """Requests to known endpoints so far (handler threads count under a lock)."""
         return self._state.tries.total
+
+    @property
+    def log(self) -> list[tuple[str, int, int, Fault, float]]:
+        """Every request to a known endpoint so far: ``(question, attempt, try, fault,
+        time.monotonic() when it arrived)``."""
+        with self._state.lock:
+            return list(self._state.log)
+
+    def reset_tries(self) -> None:
+        """Count tries from zero again (a resumed run meets the faults a fresh one would); the
+        request log is kept."""
+        self._state.tries.reset()
 
     def start(self) -> FaultServer:
         """Bind a free port and serve from a daemon thread."""

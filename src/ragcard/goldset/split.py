@@ -13,13 +13,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ragcard._writing import write_atomic
 from ragcard.goldset.targets import Targets
 from ragcard.questions import load_questions
 
@@ -96,16 +95,10 @@ class SplitPlan:
 
 
 def write_text_atomically(path: Path, text: str) -> None:
-    """Write ``text`` to a temporary file beside ``path``, then rename it over ``path``."""
+    """Write ``text`` (UTF-8) to ``path`` atomically and durably (:func:`ragcard._writing.
+    write_atomic`), creating its folder."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
-            stream.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    write_atomic(path, text)
 
 
 def _rewrite(line: str, record: dict[str, Any], split: str) -> str:

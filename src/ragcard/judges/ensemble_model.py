@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from ragcard._writing import write_atomic
 from ragcard.errors import ConfigError
 
 __all__ = [
@@ -78,7 +79,7 @@ class LogisticModel:
     def save(self, path: Path) -> None:
         """Write the record as UTF-8 JSON."""
         text = json.dumps(self.to_json(), indent=2, ensure_ascii=False) + "\n"
-        path.write_text(text, encoding="utf-8")
+        write_atomic(path, text)
 
 
 def shipped_weights_path(name: str) -> Path:

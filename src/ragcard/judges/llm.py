@@ -39,26 +39,26 @@ failure that says so (set ``score = "stated"``). A reply in which some verdict's
 cannot be read (no label among the top alternatives) keeps its stated scores, and each
 verdict's reason says so. The cache keeps the two kinds of score apart.
 
-Failures: transport errors are retried with exponential backoff and jitter (Retry-After
-honoured); an unusable reply is retried ``parse_retries`` times; then :class:`JudgeError`,
-which the metric records on the item. The API key is read from the environment at each
+Failures: transport errors are retried with exponential backoff and full jitter, seeded by
+``seed`` (Retry-After honoured up to 120 s: :class:`ragcard._retry.Backoff`, the runner's
+policy); an unusable reply is retried ``parse_retries`` times; then :class:`JudgeError`, which
+the metric records on the item. The API key is read from the environment at each
 request and appears in no identity, message or cache entry.
 """
 
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import os
-import random
 import time
 from collections.abc import Mapping
-from datetime import UTC, datetime
 from typing import Any, Literal, Self
 
 import httpx
 from pydantic import Field
 
+from ragcard import _secrets
+from ragcard._retry import Backoff, parse_retry_after
 from ragcard.errors import ConfigError
 from ragcard.judges.base import JudgeContext, JudgeError, JudgeIdentity
 from ragcard.judges.cache import ChatOptions, estimate_tokens, load_options
@@ -155,21 +155,6 @@ class _LoopState:
         self.limiter = RateLimiter(options.requests_per_minute)
 
 
-def _retry_after(response: httpx.Response) -> float | None:
-    value = response.headers.get("retry-after")
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, (when - datetime.now(UTC)).total_seconds())
-
-
 class LlmJudge(ChatJudge):
     """Judges claims with a chat model behind an OpenAI-compatible HTTP endpoint."""
 
@@ -186,6 +171,8 @@ class LlmJudge(ChatJudge):
                 f"judge 'llm': api_key_env = {name!r}, but ${name} is not set; "
                 f"export {name}=… before running"
             )
+        if self.options.api_key_env:  # a key HTTP cannot carry stops the run now, unnamed
+            self._key_header()
         super().__init__(
             self.options,
             self.options.model,
@@ -205,6 +192,13 @@ class LlmJudge(ChatJudge):
         self._send_seed = self.options.seed is not None
         self._transport = transport
         self._state: _LoopState | None = None
+        # the runner's policy: full jitter, seeded with the judge's seed; Retry-After up to 120 s
+        self._backoff = Backoff(
+            self.options.backoff_s,
+            self.options.backoff_max_s,
+            self.options.seed,
+            retry_after_max_s=max(120.0, self.options.backoff_max_s),
+        )
         if self.options.score == "probability":
             self.score_source = "+verdict-probability"
         self.identity = self._identity()
@@ -264,7 +258,18 @@ class LlmJudge(ChatJudge):
         key = os.environ.get(name)
         if key is None:
             raise JudgeError(f"llm judge ({self._host}): ${name} is no longer set")
-        return {"Authorization": f"Bearer {key}"}
+        return {"Authorization": self._key_header()}
+
+    def _key_header(self) -> str:
+        """``Bearer <key>``, the key remembered as a secret (scrubbed from every output) and
+        checked: a CR, LF or non-Latin-1 character is a ConfigError naming the variable."""
+        name = self.options.api_key_env or ""
+        key = os.environ.get(name, "")
+        _secrets.remember(key)
+        problem = _secrets.check_header_value(f"Bearer {key}", "Authorization", [name])
+        if problem is not None:
+            raise ConfigError(problem.replace("[agent] header", "[judge] api_key_env:", 1))
+        return f"Bearer {key}"
 
     def _payload(
         self, messages: list[dict[str, str]], ctx: JudgeContext, max_tokens: int
@@ -377,13 +382,6 @@ class LlmJudge(ChatJudge):
             )
         return Reply(text, truncated, distributions_from_logprobs(content, LABELS), probed=True)
 
-    def _backoff(self, attempt: int, retry_after: float | None) -> float:
-        if retry_after is not None:
-            return min(retry_after, 120.0)
-        ceiling = min(self.options.backoff_max_s, self.options.backoff_s * 2.0**attempt)
-        jitter: float = 0.5 + random.random() / 2  # spreads out clients that failed together
-        return ceiling * jitter
-
     async def _send(self, payload: dict[str, Any]) -> httpx.Response:
         """POST with retries on 429, 5xx, timeouts and connection errors."""
         state = self._loop_state()
@@ -409,9 +407,9 @@ class LlmJudge(ChatJudge):
                     if status < 500 and status != 429 or _request_refused(status, response.text):
                         return response
                     problem = f"HTTP {response.status_code}"
-                    retry_after = _retry_after(response)
+                    retry_after = parse_retry_after(response.headers.get("retry-after"))
             if attempt < self.options.max_retries:
-                await asyncio.sleep(self._backoff(attempt, retry_after))
+                await asyncio.sleep(self._backoff.delay(attempt + 1, retry_after))
         raise JudgeError(
             f"llm judge ({self._host}, model {self.options.model!r}): {problem}, "
             f"after {self.options.max_retries + 1} attempt(s)"

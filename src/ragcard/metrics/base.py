@@ -82,17 +82,30 @@ def parse_metric_name(name: str) -> tuple[str, int | None, str | None]:
 
 @dataclass(frozen=True, slots=True)
 class MetricValue:
-    """An aggregated result: value, population size and (except for counts) a 95% interval."""
+    """An aggregated result: value, population size and (except for counts) a 95% interval.
+
+    ``coverage`` is ``(n, of)`` when the value was computed on ``n`` of the ``of`` members of
+    its population (the others' every attempt failed: :mod:`ragcard.coverage`); None when
+    complete.
+    """
 
     spec: MetricSpec
     value: float
     n: int
     ci: tuple[float, float] | None = None
+    coverage: tuple[int, int] | None = None
+
+    @property
+    def partial(self) -> bool:
+        """Computed on fewer items (or attempts) than its population."""
+        return self.coverage is not None and self.coverage[0] < self.coverage[1]
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"value": _round(self.value), "n": self.n}
         if self.ci is not None:
             data["ci"] = [_round(self.ci[0]), _round(self.ci[1])]
+        if self.coverage is not None:
+            data["coverage"] = {"of": self.coverage[1], "missing": self.coverage[1] - self.n}
         return data
 
 

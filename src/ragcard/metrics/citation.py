@@ -1,7 +1,8 @@
 """Citation layer: are citations real, retrieved and within the cutoff? (SPEC §2)
 
 ``citation_validity`` is deterministic. ``citation_accuracy`` (does the cited passage support
-its sentence?) needs a judge; without one it is unscored with that reason, never 0.
+its sentence?) needs a judge; without one it is unscored with that reason, never 0. Its trials
+are the distinct (sentence, cited passage) pairs of an answer, however many times each is cited.
 The cutoff applies to the figure's own record (tier A and untiered passages): tier-B passages
 are later commentary, dated after the cutoff by nature, and are checked for attribution instead.
 ``uncited_sentences`` is the share of answer sentences that carry no citation — every sentence
@@ -88,13 +89,16 @@ def _citation_accuracy(ctx: AttemptContext, result: LayerScore) -> None:
         return
     if not judged.citations:
         return
+    # one verdict per (sentence, passage) pair: a passage cited both explicitly and inline in
+    # the same sentence is one pair, not two (it used to count twice)
+    pairs = {(i, pid): v for i, pid, v in judged.citations}
     wrong = [
         {"sentence": i, "id": pid, "verdict": v.label}
-        for i, pid, v in judged.citations
+        for (i, pid), v in pairs.items()
         if not v.supported
     ]
-    result.values["citation_accuracy"] = float(len(judged.citations) - len(wrong))
-    result.trials["citation_accuracy"] = float(len(judged.citations))
+    result.values["citation_accuracy"] = float(len(pairs) - len(wrong))
+    result.trials["citation_accuracy"] = float(len(pairs))
     if wrong:
         result.evidence["unsupported_citations"] = wrong
 

@@ -80,6 +80,8 @@ def _threshold_cases(card: dict[str, Any]) -> list[TestCase]:
         line = f"threshold {t['comparison']} {t['value']:g}"
         if t["status"] == "missed":
             message = f"{measure} missed: got {_value(t.get('result'))}; {line}"
+        elif t["status"] == "not_distinguishable":  # a partial population (ragcard.coverage)
+            message = f"{measure} not distinguishable: {t.get('note')}; {line}"
         else:  # unscored: it holds the decision (what was not measured cannot ship)
             message = f"{measure} not scored: {t.get('unscored_reason')}; {line}"
         layer = layers.get(measure.split("[", 1)[0])

@@ -35,7 +35,12 @@ def _cell(value: object) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-_STATUS = {"met": "✅ met", "missed": "❌ missed", "unscored": "⚠️ not scored"}
+_STATUS = {
+    "met": "✅ met",
+    "missed": "❌ missed",
+    "unscored": "⚠️ not scored",
+    "not_distinguishable": "⚠️ not distinguishable",
+}
 
 
 def status_text(status: str, note: str | None) -> str:
@@ -49,8 +54,13 @@ def format_value(result: MetricValue | Unscored | None) -> str:
         return "—"
     if isinstance(result, Unscored):
         return f"not scored: {result.reason}"
+    partial = ""
+    if result.coverage is not None:  # (ragcard.coverage: some members never answered)
+        n, of = result.coverage
+        unit = "attempts" if result.spec.kind == "quantile" else "items"
+        partial = f", on {n} of {of} {unit}: {of - n} never answered"
     if result.spec.kind == "count":
-        return f"{result.value:g} of {result.n}"
+        return f"{result.value:g} of {result.n}" + (f" ({partial[2:]})" if partial else "")
     if result.spec.kind == "quantile":
         text = f"{result.value:.0f} ms"
     else:
@@ -62,7 +72,7 @@ def format_value(result: MetricValue | Unscored | None) -> str:
             if result.spec.kind == "quantile"
             else (f" [{low:.3f}, {high:.3f}]")
         )
-    return f"{text} (n={result.n})"
+    return f"{text} (n={result.n}{partial})"
 
 
 def _threshold_rows(card: Scorecard) -> list[str]:
@@ -286,6 +296,27 @@ def _flaky_rows(flaky: list[dict[str, Any]]) -> list[str]:
     return rows
 
 
+def _leak_table(leaks: list[dict[str, Any]]) -> list[str]:
+    """Each leak with its evidence (SPEC §2): passage ids, channels, who may see the passage,
+    and for reproduced content the counts and a hash of what matched — never its text."""
+    rows = [
+        "| Item | Attempts | Passage | Channels | Access | Content match |",
+        "|---|---|---|---|---|---|",
+    ]
+    for leak in leaks:
+        for passage in leak["passages"]:
+            match = ""
+            if "match_sha256" in passage:
+                match = (f"{passage.get('shared_ngrams', 0)} shared 8-word runs, "
+                         f"{passage.get('restricted_figures', 0)} figures, "
+                         f"sha256 {passage['match_sha256']}")
+            cells = [leak["item"], ", ".join(map(str, leak["attempts"])), passage["id"],
+                     ", ".join(passage.get("channels", [])),
+                     ", ".join(passage.get("access") or []), match]
+            rows.append("| " + " | ".join(_cell(c) for c in cells) + " |")
+    return rows
+
+
 def render_markdown(card: Scorecard) -> str:
     """The whole scorecard as Markdown."""
     out = _header(card)
@@ -342,6 +373,8 @@ def render_markdown(card: Scorecard) -> str:
             "",
             *_flaky_rows(card.flaky),
         ]
+    if card.leaks:
+        out += ["", "## Access leaks", "", *_leak_table(card.leaks)]
     if card.failures:
         out += ["", "## Failing items", "", *_failure_rows(card.failures)]
     out += header_sections(card.header)  # label amendments, blind review

@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ragcard.coverage import Coverage
 from ragcard.errors import one_line
 from ragcard.metrics.base import MetricSpec, MetricValue, RunMeasures, Unscored
 from ragcard.questions import Question
@@ -52,9 +53,15 @@ class FailureTally:
         self.messages: Counter[str] = Counter()  # the failed attempts' error messages
         self.abstention_sources: Counter[str] = Counter()
         self.attempts = 0
+        #: item → attempt → the passages it leaked, with channels, access and hashes (SPEC §2:
+        #: "each leak is listed with its evidence"); never restricted text
+        self.leaks: dict[str, dict[int, list[dict[str, Any]]]] = {}
 
     def add(self, question: Question, score: AttemptScore) -> None:
         self.attempts += 1
+        leaks = score.evidence.get("leaks")
+        if leaks:
+            self.leaks.setdefault(question.id, {})[score.attempt] = [_leak(x) for x in leaks]
         source = score.evidence.get("abstention_source")
         if source is not None:
             self.abstention_sources[source] += 1
@@ -83,6 +90,8 @@ class FailureTally:
         """Fold in another tally (a worker's) as if its attempts had been added here after
         this one's: same counts, items, causes and orders."""
         self.attempts += other.attempts
+        for item, attempts in other.leaks.items():
+            self.leaks.setdefault(item, {}).update(attempts)
         self.abstention_sources.update(other.abstention_sources)
         self.errors.update(other.errors)
         self.messages.update(other.messages)
@@ -101,6 +110,29 @@ class FailureTally:
             cause.attempts += theirs_cause.attempts
 
 
+_LEAK_FIELDS = ("id", "channels", "access", "shared_ngrams", "restricted_figures", "match_sha256")
+
+
+def _leak(evidence: dict[str, Any]) -> dict[str, Any]:
+    """A leak's evidence as the scorecard shows it: ids, channels, access, counts, a hash."""
+    return {name: evidence[name] for name in _LEAK_FIELDS if name in evidence}
+
+
+def _leak_rows(tally: FailureTally) -> list[dict[str, Any]]:
+    """One row per leaking item: the attempts that leaked and each passage with how it leaked
+    (channels merged over the attempts)."""
+    rows = []
+    for item, attempts in sorted(tally.leaks.items()):
+        passages: dict[str, dict[str, Any]] = {}
+        for found in attempts.values():
+            for leak in found:
+                entry = passages.setdefault(leak["id"], {**leak, "channels": []})
+                entry["channels"] = sorted(set(entry["channels"]) | set(leak.get("channels", [])))
+        found_in = sorted(attempts)
+        rows.append({"item": item, "attempts": found_in, "passages": list(passages.values())})
+    return rows
+
+
 @dataclass(frozen=True, slots=True)
 class Scorecard:
     header: dict[str, Any]
@@ -117,6 +149,10 @@ class Scorecard:
     flaky: list[dict[str, Any]]
     #: attempts by what decided whether they abstained: field, flag, judge, phrases
     abstention_sources: dict[str, int] = field(default_factory=dict)
+    #: failed attempts and lost items (:meth:`ragcard.coverage.Coverage.to_json`)
+    coverage: dict[str, Any] = field(default_factory=dict)
+    #: each leaking item with its evidence (passage ids, channels, access, hashes)
+    leaks: list[dict[str, Any]] = field(default_factory=list)
     #: a measure whose every item value equals an earlier one's (same items, same verdicts) →
     #: that measure; the reports show the two as one row
     same_as: dict[str, str] = field(default_factory=dict)
@@ -148,6 +184,8 @@ class Scorecard:
             "errors": self.errors,
             "flaky": self.flaky,
             "abstention_sources": self.abstention_sources,
+            "coverage": self.coverage,
+            "leaks": self.leaks,
             "same_as": self.same_as,
         }
 
@@ -258,11 +296,13 @@ def build_scorecard(
     acc: ScoreAccumulator,
     tally: FailureTally,
     breakdown_metrics: tuple[str, ...] = ("flag_accuracy",),
+    coverage: Coverage | None = None,
     measures: Sequence[RunMeasures] = (),
 ) -> Scorecard:
-    """Assemble the scorecard from the folded scores, the failures and the decision, with the
-    run-level ``measures`` (the red team's) after the layers' own."""
-    metrics = acc.summarise()
+    """Assemble the scorecard from the folded scores, the failures and the decision; with
+    ``coverage``, each measure computed on a partial population says so; the run-level
+    ``measures`` (the red team's) come after the layers' own."""
+    metrics = acc.summarise() if coverage is None else coverage.apply(acc.summarise())
     specs = dict(acc.specs)
     breakdowns = {name: acc.breakdown(name) for name in breakdown_metrics if name in acc.specs}
     for extra in measures:
@@ -273,6 +313,9 @@ def build_scorecard(
         split: acc.summarise(_in_split(split))
         for split in sorted({i.question.split for i in acc.items.values()})
     }
+    if coverage is not None:
+        breakdowns = {name: coverage.apply(by, breakdown=name) for name, by in breakdowns.items()}
+        splits = {name: coverage.apply(by, split=name) for name, by in splits.items()}
     errors = {
         "attempts": sum(tally.errors.values()),
         "by_kind": dict(tally.errors),
@@ -294,5 +337,7 @@ def build_scorecard(
         errors=errors,
         flaky=_flaky(acc, tally),
         abstention_sources=dict(tally.abstention_sources.most_common()),
+        coverage=coverage.to_json() if coverage is not None else {},
+        leaks=_leak_rows(tally),
         same_as=acc.same_values(),
     )

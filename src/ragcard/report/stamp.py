@@ -1,7 +1,8 @@
-"""Write a signature's line into a run's scorecard files after signing.
+"""The signature's line in a run's scorecard files.
 
-The ``signed`` field is outside what a signature covers, so stamping it does not invalidate
-the signature it describes.
+Signing stamps the line (``signed by NAME (ship) at TIME, key …``) into ``scorecard.json``'s
+``signed`` field and the Signed row of ``scorecard.md`` *before* it signs, so the signature
+covers the files exactly as people read them, stamp included (:mod:`ragcard.signing`).
 """
 
 from __future__ import annotations
@@ -10,16 +11,20 @@ import json
 import re
 from pathlib import Path
 
-__all__ = ["stamp_signed"]
+from ragcard._writing import write_atomic
+
+__all__ = ["stamp_signed", "stamped_files", "write_stamped"]
+
+CARD, MARKDOWN = "scorecard.json", "scorecard.md"
 
 
-def stamp_signed(run_dir: Path, line: str) -> None:
-    """Set ``signed`` in scorecard.json and the Signed row of scorecard.md to ``line``."""
-    card_path = run_dir / "scorecard.json"
-    card = json.loads(card_path.read_text(encoding="utf-8"))
+def stamped_files(run_dir: Path, line: str) -> dict[str, bytes]:
+    """The bytes ``scorecard.json`` (and ``scorecard.md``, when there is one) will hold once
+    ``line`` is stamped into them; nothing is written."""
+    card = json.loads((run_dir / CARD).read_text(encoding="utf-8"))
     card["signed"] = line
-    card_path.write_text(json.dumps(card, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    md_path = run_dir / "scorecard.md"
+    files = {CARD: (json.dumps(card, indent=2, ensure_ascii=False) + "\n").encode("utf-8")}
+    md_path = run_dir / MARKDOWN
     if md_path.exists():
         cell = line.replace("|", "\\|")
         text = re.sub(
@@ -29,4 +34,16 @@ def stamp_signed(run_dir: Path, line: str) -> None:
             count=1,
             flags=re.MULTILINE,
         )
-        md_path.write_text(text, encoding="utf-8")
+        files[MARKDOWN] = text.encode("utf-8")
+    return files
+
+
+def write_stamped(run_dir: Path, files: dict[str, bytes]) -> None:
+    """Write what :func:`stamped_files` made, each file atomically."""
+    for name, data in files.items():
+        write_atomic(run_dir / name, data)
+
+
+def stamp_signed(run_dir: Path, line: str) -> None:
+    """Set ``signed`` in scorecard.json and the Signed row of scorecard.md to ``line``."""
+    write_stamped(run_dir, stamped_files(run_dir, line))

@@ -22,8 +22,18 @@ from ragcard.thresholds import ThresholdResult
 
 __all__ = ["print_scorecard"]
 
-_STYLE = {"met": "green", "missed": "bold red", "unscored": "yellow"}
-_STATUS = {"met": "met", "missed": "missed", "unscored": "not scored"}
+_STYLE = {
+    "met": "green",
+    "missed": "bold red",
+    "unscored": "yellow",
+    "not_distinguishable": "yellow",
+}
+_STATUS = {
+    "met": "met",
+    "missed": "missed",
+    "unscored": "not scored",
+    "not_distinguishable": "not distinguishable",
+}
 _STRADDLE = "~"
 
 
@@ -38,6 +48,14 @@ def _table(title: str | None = None) -> Table:
     )
 
 
+def _straddles(result: ThresholdResult) -> bool:
+    """Its interval straddles the line (a partial population's note says something else, and
+    its status says it: not distinguishable)."""
+    return bool(result.note) and result.status in ("met", "missed") and not (
+        isinstance(result.result, MetricValue) and result.result.partial
+    )
+
+
 def _threshold_table(title: str, results: list[ThresholdResult]) -> Table:
     table = _table(title)
     table.add_column("Measure", no_wrap=True)
@@ -46,7 +64,7 @@ def _threshold_table(title: str, results: list[ThresholdResult]) -> Table:
     table.add_column("Status", no_wrap=True)
     for r in results:
         t = r.threshold
-        status = _STATUS[r.status] + (f" {_STRADDLE}" if r.note else "")
+        status = _STATUS[r.status] + (f" {_STRADDLE}" if _straddles(r) else "")
         table.add_row(
             escape(t.measure),
             f"{t.comparison} {t.value:g}",
@@ -139,7 +157,7 @@ def print_scorecard(card: Scorecard, console: Console | None = None) -> None:
             _line(console, f"  • {found['measure']}: {found['change']}", "red")
     for table in _thresholds(card):
         console.print(table)
-    if any(r.note for r in card.decision.results):
+    if any(_straddles(r) for r in card.decision.results):
         _line(console, f"{_STRADDLE} not distinguishable at this sample size: the 95% interval "
               "straddles the threshold", "dim")  # fmt: skip
     console.print(_measures(card))

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ragcard import __version__
+from ragcard._writing import write_atomic
 from ragcard.errors import ConfigError
 from ragcard.judges.base import JudgeIdentity
 from ragcard.judges.metaeval.evaluate import DatasetReport, MetaEvaluation
@@ -132,7 +133,7 @@ def shipped_calibration(identity: JudgeIdentity) -> dict[str, Any] | None:
 def save_calibration(evaluation: MetaEvaluation, path: Path) -> dict[str, Any]:
     """Write the calibration record to ``path`` (UTF-8 JSON) and return it."""
     record = to_calibration(evaluation)
-    path.write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    write_atomic(path, json.dumps(record, indent=2, ensure_ascii=False) + "\n")
     return record
 
 
