@@ -13,8 +13,9 @@
         └── AgentOutputError      the agent answered, but not with a valid response (kept raw)
 
 User errors print without a traceback; the CLI maps ``InputError``/``ConfigError``/
-``MissingExtraError`` to exit code 2. Agent errors never end a run: they become the
-``error`` record of one item-attempt.
+``MissingExtraError`` to exit code 2. Any other exception is a bug in ragcard: the CLI exits 3
+with a one-line hint and the traceback saved to a log file (:mod:`ragcard._cli._crash`).
+Agent errors never end a run: they become the ``error`` record of one item-attempt.
 """
 
 from __future__ import annotations
