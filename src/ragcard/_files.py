@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ragcard._limits import MAX_TOML_BYTES, not_a_regular_file
 from ragcard.errors import ConfigError
 
 __all__ = ["read_file", "read_utf8"]
@@ -17,15 +18,30 @@ def read_utf8(path: Path) -> str:
     return read_file(path)[1]
 
 
-def read_file(path: Path) -> tuple[bytes, str]:
+def read_file(path: Path, limit: int = MAX_TOML_BYTES) -> tuple[bytes, str]:
     """:func:`read_utf8`, with the bytes it decoded (read once: a hash of them is a hash of
-    what was parsed)."""
+    what was parsed). Only a regular file of at most ``limit`` bytes is read: a device (a
+    symlink to ``/dev/zero``), a pipe or a file over the limit is a :class:`ConfigError`
+    before anything is read, and the read itself stops at the limit."""
     try:
-        raw = path.read_bytes()
+        why = not_a_regular_file(path, limit)
+        if why is not None and why.startswith("is a folder"):
+            raise IsADirectoryError(path)
+        if why is not None:
+            fix = "give the path of a regular file" if why.startswith("is a") else "shorten it"
+            raise ConfigError(f"{path}: {why} — {fix}")
+        with path.open("rb") as handle:
+            raw = handle.read(limit + 1)
     except IsADirectoryError:
         raise ConfigError(f"{path}: is a folder, not a file — give the file's path") from None
     except PermissionError:
         raise ConfigError(f"{path}: cannot be read (permission denied)") from None
+    except FileNotFoundError:
+        raise
+    except OSError as error:  # a symlink loop, a name too long …
+        raise ConfigError(f"{path}: cannot be read ({error.strerror or error})") from None
+    if len(raw) > limit:
+        raise ConfigError(f"{path}: over the limit of {limit:,} bytes — shorten it")
     try:
         return raw, raw.decode("utf-8-sig")
     except UnicodeDecodeError as error:

@@ -26,7 +26,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ragcard._jsonl import open_lines, parse_line
+from ragcard._jsonl import LineError, parse_line, read_lines
 from ragcard._scorer import AttemptScorer, ScorerPart
 from ragcard.errors import Problem
 from ragcard.responses import RecordedResponse, RecordedResponses, check_repeat, unknown_problem
@@ -71,13 +71,16 @@ class _Chunk:
     max_attempt: int = 0
 
 
-def _score_chunk(lines: list[tuple[int, str]]) -> _Chunk:
+def _score_chunk(lines: list[tuple[int, str | LineError]]) -> _Chunk:
     """Parse, check, score and fold one chunk (in a worker)."""
     scorer = _SCORER
     assert scorer is not None, "workers are forked after the scorer is set"
     scorer.restart()
     chunk, written = _Chunk(), []
     for number, line in lines:
+        if isinstance(line, LineError):
+            chunk.problems.append(line.problem(_NAME, number, "each line must be one response"))
+            continue
         response, problems = parse_line(_NAME, number, line, RecordedResponse, "response")
         if response is None:
             chunk.problems.extend(problems)
@@ -103,16 +106,13 @@ def _score_chunk(lines: list[tuple[int, str]]) -> _Chunk:
     return chunk
 
 
-def _chunks(path: Path) -> Iterator[list[tuple[int, str]]]:
-    chunk: list[tuple[int, str]] = []
-    with open_lines(path) as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line or line.isspace():
-                continue
-            chunk.append((number, line))
-            if len(chunk) >= CHUNK_LINES:
-                yield chunk
-                chunk = []
+def _chunks(path: Path) -> Iterator[list[tuple[int, str | LineError]]]:
+    chunk: list[tuple[int, str | LineError]] = []
+    for number, line in read_lines(path):
+        chunk.append((number, line))
+        if len(chunk) >= CHUNK_LINES:
+            yield chunk
+            chunk = []
     if chunk:
         yield chunk
 

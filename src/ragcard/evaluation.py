@@ -21,7 +21,7 @@ from pydantic_core import to_json
 from rich.console import Console
 
 from ragcard import __version__
-from ragcard._jsonl import open_lines
+from ragcard._jsonl import read_lines
 from ragcard._parallel import score_file, workers_for
 from ragcard._scorer import AttemptScorer, score_into
 from ragcard.corpus import Corpus, load_corpus
@@ -346,8 +346,7 @@ def _judge_progress(
         yield
         return
     if isinstance(responses, str | Path):
-        with open_lines(Path(responses)) as handle:  # (a missing file: the usual InputError)
-            total = sum(1 for line in handle if not line.isspace())
+        total = sum(1 for _ in read_lines(Path(responses)))  # (a missing file: InputError)
     else:
         total = len(responses)
     with judge_progress_bar(Console(stderr=True, soft_wrap=True)) as bar:

@@ -10,12 +10,12 @@ from __future__ import annotations
 import hashlib
 from collections import Counter
 from dataclasses import dataclass
-from datetime import date
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from ragcard._fields import Day, Flag, Whole
 from ragcard._jsonl import load_records
 from ragcard.errors import InputError, Problem
 
@@ -56,7 +56,7 @@ class GoldPassage(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     id: str = Field(min_length=1)
-    grade: int = Field(default=1, ge=1, le=3)
+    grade: Whole = Field(default=1, ge=1, le=3)
 
 
 class LabelSet(BaseModel):
@@ -66,7 +66,7 @@ class LabelSet(BaseModel):
 
     by: str
     gold: list[str | GoldPassage] = Field(default_factory=list)
-    answerable: bool | None = None
+    answerable: Flag | None = None
 
 
 class Question(BaseModel):
@@ -77,18 +77,18 @@ class Question(BaseModel):
     id: str = Field(min_length=1)
     question: str = Field(min_length=1)
     asker: str = "public"
-    answerable: bool | None = None
+    answerable: Flag | None = None
     expected_answer: str | None = Field(
         default=None, validation_alias=AliasChoices("expected_answer", "reference")
     )
     gold: list[GoldPassage] = Field(
         default_factory=list, validation_alias=AliasChoices("gold", "expected_ids")
     )
-    must_pass: bool = False
+    must_pass: Flag = False
     category: str | None = None
     split: Literal["dev", "heldout"] = "dev"
     program: str | None = None
-    cutoff: date | None = None
+    cutoff: Day | None = None
     expected_corpus: list[Literal["A", "B"]] | None = None
     expected_flag: str | None = None
     authored_answer: str | None = None

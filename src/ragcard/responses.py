@@ -22,7 +22,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from ragcard._fields import Flag, Number, Whole
 from ragcard._jsonl import iter_records
+from ragcard._limits import MAX_ATTEMPTS, MAX_SENTENCE
 from ragcard.errors import InputError, Problem
 
 __all__ = [
@@ -76,14 +78,14 @@ class RetrievedRef(BaseModel):
     model_config = ConfigDict(extra="allow", frozen=True)
 
     id: str
-    score: float | None = None
+    score: Number | None = None
 
 
 class CitationRef(BaseModel):
     model_config = ConfigDict(extra="allow", frozen=True)
 
     id: str
-    sentence: int | None = Field(default=None, ge=0)
+    sentence: Whole | None = Field(default=None, ge=0, le=MAX_SENTENCE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,9 +106,9 @@ class AgentResponse(BaseModel):
     retrieved: list[RetrievedRef] = Field(default_factory=list)
     citations: list[CitationRef] = Field(default_factory=list)
     flag: str | None = None
-    abstained: bool | None = None
-    first_token_ms: float | None = Field(default=None, ge=0)
-    latency_ms: float | None = Field(default=None, ge=0)
+    abstained: Flag | None = None
+    first_token_ms: Number | None = Field(default=None, ge=0)
+    latency_ms: Number | None = Field(default=None, ge=0)
     meta: dict[str, Any] = Field(default_factory=dict)
 
     @field_validator("retrieved", "citations", mode="before")
@@ -187,7 +189,7 @@ class RecordedResponse(AgentResponse):
     """A line of ``responses.jsonl``: a response plus the item id and attempt number."""
 
     item: str = Field(min_length=1)
-    attempt: int = Field(default=1, ge=0)
+    attempt: Whole = Field(default=1, ge=0, le=MAX_ATTEMPTS)
 
 
 def strip_markers(text: str) -> str:
