@@ -30,6 +30,8 @@ from ragcard._limits import (
     MAX_INT_DIGITS,
     MAX_JSONL_BYTES,
     MAX_LINE_CHARS,
+    Path_,
+    dotted,
     first_unbounded,
     not_a_regular_file,
 )
@@ -252,10 +254,10 @@ def _loose_fields(model: type[BaseModel]) -> tuple[tuple[str, str], ...]:
     return tuple(fields)
 
 
-def _unbounded_in(record: BaseModel, prefix: str, depth: int) -> tuple[str, str, str] | None:
+def _unbounded_in(record: BaseModel, prefix: Path_, depth: int) -> tuple[Path_, str, str] | None:
     extra = record.__pydantic_extra__
     if extra:
-        found = first_unbounded(((prefix + key, value) for key, value in extra.items()), depth)
+        found = first_unbounded((((*prefix, key), value) for key, value in extra.items()), depth)
         if found is not None:
             return found
     for name, kind in _loose_fields(type(record)):
@@ -263,21 +265,21 @@ def _unbounded_in(record: BaseModel, prefix: str, depth: int) -> tuple[str, str,
         if not value:
             continue
         if kind == _ANY:
-            found = first_unbounded([(prefix + name, value)], depth)
+            found = first_unbounded([((*prefix, name), value)], depth)
         elif kind == _MODEL:
-            found = _unbounded_in(value, f"{prefix}{name}.", depth + 1)
+            found = _unbounded_in(value, (*prefix, name), depth + 1)
         else:
-            found = _unbounded_items(value, f"{prefix}{name}", depth + 1)
+            found = _unbounded_items(value, (*prefix, name), depth + 1)
         if found is not None:
             return found
     return None
 
 
-def _unbounded_items(values: Any, name: str, depth: int) -> tuple[str, str, str] | None:
+def _unbounded_items(values: Any, path: Path_, depth: int) -> tuple[Path_, str, str] | None:
     items = values.items() if isinstance(values, dict) else enumerate(values)
     for key, value in items:
         if isinstance(value, BaseModel):
-            found = _unbounded_in(value, f"{name}[{key}].", depth + 1)
+            found = _unbounded_in(value, (*path, key), depth + 1)
             if found is not None:
                 return found
     return None
@@ -286,11 +288,11 @@ def _unbounded_items(values: Any, name: str, depth: int) -> tuple[str, str, str]
 def unbounded_problem(name: str, number: int, record: BaseModel) -> Problem | None:
     """The problem of a validated record whose unknown fields (or fields of any type, such as
     ``meta``) hold a non-finite number, an integer too long or nesting too deep."""
-    found = _unbounded_in(record, "", 1)
+    found = _unbounded_in(record, (), 1)
     if found is None:
         return None
-    field, why, fix = found
-    return Problem(name, number, field, why, fix=fix)
+    path, why, fix = found
+    return Problem(name, number, dotted(path), why, fix=fix)
 
 
 def _parse(
@@ -301,10 +303,10 @@ def _parse(
         return None, [json_error.problem(name, number, f"each line must be one {kind} object")]
     if not isinstance(data, dict):
         return None, [Problem(name, number, None, f"expected a JSON object ({kind})", data)]
-    found = first_unbounded(data.items(), 1)
+    found = first_unbounded((((key,), value) for key, value in data.items()), 1)
     if found is not None:
-        field, why, fix = found
-        return None, [Problem(name, number, field, why, fix=fix)]
+        path, why, fix = found
+        return None, [Problem(name, number, dotted(path), why, fix=fix)]
     try:
         return model.model_validate(data), []
     except ValidationError as error:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import os
 import stat
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -33,8 +33,10 @@ __all__ = [
     "MAX_SENTENCE",
     "MAX_TIMEOUT_S",
     "MAX_TOML_BYTES",
+    "dotted",
     "first_unbounded",
     "not_a_regular_file",
+    "unbounded_values",
 ]
 
 #: A JSON Lines input (questions, corpus, responses) may hold at most this many bytes.
@@ -82,7 +84,7 @@ def not_a_regular_file(path: Path, limit: int) -> str | None:
 _INT_BOUND = 10**MAX_INT_DIGITS
 
 #: The fix of each kind of unbounded value.
-_FIX_NUMBER = "JSON has no NaN or Infinity: write null, or leave the field out"
+_FIX_NUMBER = "write a finite number (NaN and infinities are not values), or leave it out"
 _FIX_INT = f"write it with at most {MAX_INT_DIGITS} digits (an identifier: as a string)"
 _FIX_DEPTH = f"flatten the value: no record needs more than {MAX_DEPTH} levels"
 
@@ -95,25 +97,43 @@ def _scalar_problem(value: object) -> tuple[str, str] | None:
     return None
 
 
-def first_unbounded(
-    values: Iterable[tuple[str, Any]], depth: int = 0
-) -> tuple[str, str, str] | None:
-    """The first ``(field, why, fix)`` among ``(field, value)`` pairs whose value breaks a
-    bound: a non-finite float, an integer of more than :data:`MAX_INT_DIGITS` digits, or
-    nesting deeper than :data:`MAX_DEPTH` (``depth``: how deep the values already are). Walks
-    lists and dicts without recursion."""
-    stack: list[tuple[str, Any, int]] = [(name, value, depth) for name, value in values]
+Path_ = tuple[str | int, ...]
+
+
+def unbounded_values(
+    values: Iterable[tuple[Path_, Any]], depth: int = 0
+) -> Iterator[tuple[Path_, str, str]]:
+    """Each ``(path, why, fix)`` among ``(path, value)`` pairs whose value breaks a bound: a
+    non-finite float, an integer of more than :data:`MAX_INT_DIGITS` digits, or nesting
+    deeper than :data:`MAX_DEPTH` (``depth``: how deep the values already are). Walks lists
+    and dicts without recursion; nothing below a value nested too deep is visited."""
+    stack: list[tuple[Path_, Any, int]] = [(path, value, depth) for path, value in values]
+    stack.reverse()
     while stack:
-        name, value, level = stack.pop()
+        path, value, level = stack.pop()
         if isinstance(value, dict | list):
             if level + 1 > MAX_DEPTH:
-                return name, f"nested deeper than {MAX_DEPTH} levels", _FIX_DEPTH
-            if isinstance(value, dict):
-                stack.extend((f"{name}.{key}", item, level + 1) for key, item in value.items())
-            else:
-                stack.extend((f"{name}[{i}]", item, level + 1) for i, item in enumerate(value))
+                yield path, f"nested deeper than {MAX_DEPTH} levels", _FIX_DEPTH
+                continue
+            items = value.items() if isinstance(value, dict) else enumerate(value)
+            children = [((*path, key), item, level + 1) for key, item in items]
+            stack.extend(reversed(children))
         elif isinstance(value, float | int):
             found = _scalar_problem(value)
             if found is not None:
-                return name, *found
-    return None
+                yield (path, *found)
+
+
+def first_unbounded(
+    values: Iterable[tuple[Path_, Any]], depth: int = 0
+) -> tuple[Path_, str, str] | None:
+    """The first of :func:`unbounded_values`, or None."""
+    return next(unbounded_values(values, depth), None)
+
+
+def dotted(path: Path_) -> str:
+    """``("meta", "x", 0)`` → ``"meta.x[0]"``."""
+    text = ""
+    for part in path:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text
