@@ -23,6 +23,7 @@ from rich.console import Console
 from ragcard import __version__
 from ragcard._jsonl import read_lines
 from ragcard._parallel import score_file, workers_for
+from ragcard._recorded import attempt_record
 from ragcard._scorer import AttemptScorer, score_into
 from ragcard.corpus import Corpus, load_corpus
 from ragcard.errors import InputError, Problem
@@ -33,11 +34,11 @@ from ragcard.metrics.base import AttemptFailure, Layer, ScoringSettings
 from ragcard.questions import Question, QuestionSet, load_questions
 from ragcard.report.markdown import render_markdown
 from ragcard.report.scorecard import Scorecard, build_scorecard
-from ragcard.responses import RecordedResponse, RecordedResponses
+from ragcard.responses import RecordedResponse, RecordedResponses, ResultLine, answer_problem
 from ragcard.results import AttemptRecord, ResultsLog
 from ragcard.runner import judge_progress_bar
 from ragcard.scoring import default_layers
-from ragcard.thresholds import Thresholds, check_measures, decide, load_thresholds
+from ragcard.thresholds import Thresholds, check_measures, decide, inspect_thresholds
 
 if TYPE_CHECKING:
     from ragcard.baseline import Comparison
@@ -127,8 +128,11 @@ def load_inputs(
     *,
     question_set_version: str | None = None,
     corpus_version: str | None = None,
+    responses: str | Path | None = None,
 ) -> Inputs:
-    """Load all three inputs, reporting the problems of every file together."""
+    """Load all three inputs, reporting the problems of every file together (and, when
+    ``responses`` is given and another file has problems, those of the responses too: every
+    problem of every input file in one round)."""
     problems: list[Problem] = []
     loaded: dict[str, Any] = {}
     for name, loader, path in (
@@ -141,12 +145,17 @@ def load_inputs(
             problems.extend(error.problems)
     if "questions" in loaded and "corpus" in loaded:
         problems.extend(check_references(loaded["questions"], loaded["corpus"]))
-    if problems:
+    found, threshold_problems = inspect_thresholds(thresholds)
+    problems.extend(threshold_problems)
+    if problems and responses is not None:
+        known = loaded["questions"].by_id() if "questions" in loaded else None
+        problems.extend(RecordedResponses(Path(responses), known).check())
+    if problems or found is None:
         raise InputError(problems, f"{len(problems)} problem(s) in the inputs")
     return Inputs(
         loaded["questions"],
         loaded["corpus"],
-        load_thresholds(thresholds),
+        found,
         question_set_version,
         corpus_version,
     )
@@ -268,7 +277,7 @@ def _write_json(path: Path, data: dict[str, Any]) -> None:
 
 def score_responses(
     inputs: Inputs,
-    responses: str | Path | Sequence[RecordedResponse],
+    responses: str | Path | Sequence[RecordedResponse | ResultLine],
     out_dir: str | Path,
     *,
     k: int = 5,
@@ -298,11 +307,16 @@ def score_responses(
     by_id = inputs.questions.by_id()
     settings = scoring_settings(run_date, k, non_abstaining_flags, False, judge)
     scorer = AttemptScorer(by_id, inputs.corpus, settings, layers or default_layers(), judge)
-    check_measures(inputs.thresholds, scorer.acc.specs, breakdown_labels(inputs.questions))
+    try:
+        check_measures(inputs.thresholds, scorer.acc.specs, breakdown_labels(inputs.questions))
+    except InputError as error:  # listed with the problems of the responses, in one round
+        more = RecordedResponses(Path(responses), by_id).check() if isinstance(
+            responses, str | Path) else []  # fmt: skip
+        raise InputError([*error.problems, *more], error.summary) from None
     stream: RecordedResponses | None = None
     if isinstance(responses, str | Path):
         stream = RecordedResponses(Path(responses), by_id)
-        recorded: Iterable[RecordedResponse] = stream
+        recorded: Iterable[RecordedResponse | ResultLine] = stream
         answered, attempts = stream.answered, 0  # both known once the file is read
     else:
         _check_items(responses, by_id)
@@ -338,7 +352,8 @@ def score_responses(
 
 @contextlib.contextmanager
 def _judge_progress(
-    scorer: AttemptScorer, responses: str | Path | Sequence[RecordedResponse] | None
+    scorer: AttemptScorer,
+    responses: str | Path | Sequence[RecordedResponse | ResultLine] | None,
 ) -> Iterator[None]:
     """A progress bar on stderr while the judge reads ``responses`` (counted up front: the
     non-blank lines of a file); nothing without a judge or without ``responses``."""
@@ -362,31 +377,30 @@ def _judge_progress(
             scorer.on_judged = None
 
 
-def _check_items(responses: Sequence[RecordedResponse], by_id: dict[str, Any]) -> None:
-    unknown = [r for r in responses if r.item not in by_id]
-    if unknown:
-        raise InputError(
-            [
-                Problem(
-                    "responses",
-                    None,
-                    "item",
-                    "response for an item not in the question set",
-                    r.item,
-                    fix="check the question set or the item id",
-                )
-                for r in unknown
-            ]
-        )
+def _check_items(
+    responses: Sequence[RecordedResponse | ResultLine], by_id: dict[str, Any]
+) -> None:
+    """Responses given in code are checked as a file's are: known items, answers."""
+    problems = []
+    for number, r in enumerate(responses, 1):
+        if r.item not in by_id:
+            problems.append(Problem("responses", number, "item",
+                                    "response for an item not in the question set", r.item,
+                                    fix="check the question set or the item id"))  # fmt: skip
+        if isinstance(r, RecordedResponse) and (missing := answer_problem(
+                "responses", number, r)) is not None:  # fmt: skip
+            problems.append(missing)
+    if problems:
+        raise InputError(problems)
 
 
 def _records(
-    recorded: Iterable[RecordedResponse], questions: QuestionSet, answered: set[str]
+    recorded: Iterable[RecordedResponse | ResultLine], questions: QuestionSet, answered: set[str]
 ) -> Iterator[AttemptRecord]:
     """Each recorded response as a record, then a ``not_recorded`` failure for every item that
     has none (``answered`` is complete once ``recorded`` is exhausted)."""
     for r in recorded:
-        yield AttemptRecord(r.item, r.attempt, r, None, r.latency_ms, r.first_token_ms)
+        yield attempt_record(r)
     for q in questions.questions:
         if q.id not in answered:
             failure = AttemptFailure("not_recorded", f"no recorded response for item {q.id}")

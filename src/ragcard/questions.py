@@ -8,6 +8,7 @@ fields are kept and written back unchanged.
 from __future__ import annotations
 
 import hashlib
+import logging
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,17 +18,20 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator
 
 from ragcard._fields import Day, Flag, Whole
 from ragcard._jsonl import load_records
+from ragcard._suggest import closest
 from ragcard.errors import InputError, Problem
 
 __all__ = [
     "ABSTENTION_FLAGS",
     "KB_CATEGORIES",
+    "KNOWN_CATEGORIES",
     "PERSONA_CATEGORIES",
     "UNANSWERABLE_CATEGORIES",
     "GoldPassage",
     "LabelSet",
     "Question",
     "QuestionSet",
+    "category_warnings",
     "load_questions",
 ]
 
@@ -41,6 +45,12 @@ KB_CATEGORIES = (
     "currency_trap",
 )
 PERSONA_CATEGORIES = ("common", "deep", "b_only", "not_in_record", "after_cutoff", "policy")
+
+#: Every category a kit defines (SPEC §1.3); a project may add its own.
+KNOWN_CATEGORIES = frozenset(KB_CATEGORIES + PERSONA_CATEGORIES)
+
+#: Warnings about inputs (an unknown category …) go to this logger; the CLI prints them.
+log = logging.getLogger("ragcard.inputs")
 
 #: Categories whose items the approved sources do not answer (for that asker).
 UNANSWERABLE_CATEGORIES = frozenset(
@@ -147,6 +157,7 @@ class QuestionSet:
     questions: tuple[Question, ...]
     sha256: str
     line_of: dict[str, int]
+    warnings: tuple[Problem, ...] = ()
 
     def __len__(self) -> int:
         return len(self.questions)
@@ -186,6 +197,27 @@ def _check_item(path: str, line: int, question: Question) -> list[Problem]:
     return problems
 
 
+def category_warnings(path: str, records: list[tuple[int, Question]]) -> list[Problem]:
+    """One warning for each category that no kit defines, naming its lines and the closest
+    known category: a typo (``curency_trap``) silently empties the population of the measures
+    on that category, which then hold the decision as "not scored"."""
+    lines: dict[str, list[int]] = {}
+    for line, question in records:
+        if question.category is not None and question.category not in KNOWN_CATEGORIES:
+            lines.setdefault(question.category, []).append(line)
+    warnings = []
+    for category, found in lines.items():
+        near = closest(category, sorted(KNOWN_CATEGORIES), cutoff=0.75)
+        shown = ", ".join(map(str, found[:10])) + (" …" if len(found) > 10 else "")
+        hint = f"did you mean {near!r}? " if near else ""
+        warnings.append(Problem(
+            path, found[0], "category",
+            f"not a category of either kit, on {len(found)} item(s) (lines {shown})", category,
+            fix=f"{hint}a category of your own is allowed, but no category-specific measure "
+            "counts its items"))  # fmt: skip
+    return warnings
+
+
 def load_questions(path: str | Path) -> QuestionSet:
     """Load and validate a question set; raise :class:`InputError` listing every bad line."""
     path = Path(path)
@@ -211,4 +243,7 @@ def load_questions(path: str | Path) -> QuestionSet:
     if problems:
         raise InputError(problems, f"{path}: {len(problems)} problem(s) in the question set")
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
-    return QuestionSet(path, tuple(q for _, q in records), digest, seen)
+    warnings = category_warnings(str(path), records)
+    for warning in warnings:
+        log.warning("%s", warning)
+    return QuestionSet(path, tuple(q for _, q in records), digest, seen, tuple(warnings))

@@ -10,6 +10,7 @@ import typer
 from rich.console import Console
 
 from ragcard._cli._common import err, parse_options, user_errors
+from ragcard._limits import MAX_K
 from ragcard.errors import ConfigError
 from ragcard.evaluation import load_inputs, score_responses
 from ragcard.project import judge_from_spec
@@ -23,7 +24,9 @@ def score_command(
     responses: Annotated[Path, typer.Option("--responses", "-r", help="responses.jsonl")],
     thresholds: Annotated[Path, typer.Option("--thresholds", "-t", help="thresholds.toml")],
     out: Annotated[Path, typer.Option("--out", help="output folder")] = Path("out"),
-    k: Annotated[int, typer.Option(help="cut-off for recall@k and nDCG@k")] = 5,
+    k: Annotated[
+        int, typer.Option(min=1, max=MAX_K, help="cut-off for recall@k and nDCG@k")
+    ] = 5,
     run_date: Annotated[
         str | None,
         typer.Option(
@@ -39,6 +42,7 @@ def score_command(
         int | None,
         typer.Option(
             min=1,
+            max=256,
             help="processes that score the file (default: one per core for files of 4 MiB or "
             "more, else 1); the outputs are the same for any number",
         ),
@@ -65,7 +69,7 @@ def score_command(
     """Score recorded responses (SPEC §1.4) and decide ship/hold; exit 0 ship, 1 hold."""
     if judge_option and judge is None:
         raise ConfigError("--judge-option goes with --judge NAME")
-    inputs = load_inputs(questions, corpus, thresholds)
+    inputs = load_inputs(questions, corpus, thresholds, responses=responses)
     day = _date(run_date) if run_date else None
     chosen = None
     if judge is not None:
