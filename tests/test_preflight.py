@@ -254,3 +254,18 @@ def test_folder_and_history_problems(tmp_path: Path) -> None:
     not_sqlite = history_problem(f"sqlite:///{tmp_path}/file")
     assert not_sqlite == f"{tmp_path / 'file'} is not a SQLite database"
     assert "character device" in str(history_problem("sqlite:////dev/zero"))
+
+
+def test_a_bad_key_does_not_hide_the_problems_of_the_rest(project: Path) -> None:
+    toml = (project / "ragcard.toml").read_text()
+    toml = toml.replace('name = "mini"', 'name = "mini"\ncorpus_version = 2025')
+    toml = toml.replace("attempts = 1", 'attempts = "2"\neval_dir = "/dev/null"')
+    (project / "ragcard.toml").write_text(toml)
+    corpus = project / "corpus.jsonl"
+    corpus.write_text(corpus.read_text().replace('"doc": "leave"', '"doc": 5', 1))
+    code, output = run(project, "--eval-dir", "/dev/null")
+    assert code == 2, output
+    for expected in ("field '[project] corpus_version'", "field '[run] attempts'",
+                     "--eval-dir", "corpus.jsonl:1 field 'doc'"):
+        assert expected in output  # fmt: skip
+    assert not_started(project)

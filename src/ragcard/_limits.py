@@ -27,9 +27,11 @@ __all__ = [
     "MAX_INT_DIGITS",
     "MAX_JSONL_BYTES",
     "MAX_K",
+    "MAX_LATENCY_MS",
     "MAX_LINE_CHARS",
     "MAX_NAME_CHARS",
     "MAX_RETRIES",
+    "MAX_SCORE",
     "MAX_SENTENCE",
     "MAX_TIMEOUT_S",
     "MAX_TOML_BYTES",
@@ -56,6 +58,9 @@ MAX_TIMEOUT_S = 86_400.0
 MAX_RETRIES = 20
 MAX_K = 1000
 MAX_SENTENCE = 1_000_000
+#: A recorded latency (ms) or retrieval score beyond these is not a measurement.
+MAX_LATENCY_MS = 86_400_000.0
+MAX_SCORE = 1e15
 #: A name (project, corpus version …) longer than this is refused.
 MAX_NAME_CHARS = 200
 

@@ -158,7 +158,7 @@ def read_toml(path: Path) -> tuple[TomlFile, list[Problem]]:
     """Read and parse ``path``: the file, and a problem for each unbounded value in it (a
     non-finite number, an integer too long, nesting too deep), with its line. A missing file
     raises :class:`FileNotFoundError` (the caller says what belongs there); a file that cannot
-    be read is a :class:`ConfigError`; bad syntax a :class:`ConfigFileError` with its line."""
+    be read, or bad syntax, is a :class:`ConfigFileError` with its line."""
     raw, text = read_file(path)
     try:
         data = tomllib.loads(text)

@@ -191,6 +191,23 @@ def _not_found(path: Path) -> ConfigError:
     )
 
 
+#: Keys of [project] without which the other input files cannot be found.
+_PATH_KEYS = frozenset({"questions", "corpus", "thresholds"})
+
+
+def _without(model: type[BaseModel], table: dict[str, Any], error: ValidationError) -> Any:
+    """The table read without its bad keys (their defaults instead), so that the rest of the
+    configuration is still checked in the same round; None for a [project] table whose file
+    paths are bad (the other files cannot be found)."""
+    bad = {str(item["loc"][0]) for item in error.errors() if item["loc"]}
+    if model is ProjectSection and bad & _PATH_KEYS:
+        return None
+    try:
+        return model.model_validate({k: v for k, v in table.items() if k not in bad})
+    except ValidationError:
+        return None if model is ProjectSection else model()
+
+
 def _table(toml: TomlFile, name: str, problems: list[Problem]) -> dict[str, Any]:
     table = toml.data.get(name, {})
     if isinstance(table, dict):
@@ -223,7 +240,7 @@ def inspect_config(path: str | Path) -> tuple[Config | None, list[Problem]]:
             sections[name] = model.model_validate(tables[name])
         except ValidationError as error:
             problems.extend(validation_problems(toml, (name,), error, model))
-            sections[name] = None if name == "project" else model()
+            sections[name] = _without(model, tables[name], error)
     agent = tables["agent"]
     if agent and not isinstance(agent.get("type"), str):
         keys = ("agent", "type") if "type" in agent else ("agent",)

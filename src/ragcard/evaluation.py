@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import shutil
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,7 +30,7 @@ from ragcard.errors import InputError, Problem
 from ragcard.judges.base import Judge
 from ragcard.judges.metaeval.calibration import calibration_line
 from ragcard.metrics.abstention import flag_label
-from ragcard.metrics.base import AttemptFailure, Layer, ScoringSettings
+from ragcard.metrics.base import AttemptFailure, Layer, MetricSpec, ScoringSettings
 from ragcard.questions import Question, QuestionSet, load_questions
 from ragcard.report.markdown import render_markdown
 from ragcard.report.scorecard import Scorecard, build_scorecard
@@ -38,7 +38,13 @@ from ragcard.responses import RecordedResponse, RecordedResponses, ResultLine, a
 from ragcard.results import AttemptRecord, ResultsLog
 from ragcard.runner import judge_progress_bar
 from ragcard.scoring import default_layers
-from ragcard.thresholds import Thresholds, check_measures, decide, inspect_thresholds
+from ragcard.thresholds import (
+    Thresholds,
+    check_measures,
+    decide,
+    inspect_thresholds,
+    measure_problems,
+)
 
 if TYPE_CHECKING:
     from ragcard.baseline import Comparison
@@ -129,10 +135,12 @@ def load_inputs(
     question_set_version: str | None = None,
     corpus_version: str | None = None,
     responses: str | Path | None = None,
+    specs: Mapping[str, MetricSpec] | None = None,
 ) -> Inputs:
-    """Load all three inputs, reporting the problems of every file together (and, when
-    ``responses`` is given and another file has problems, those of the responses too: every
-    problem of every input file in one round)."""
+    """Load all three inputs, reporting the problems of every file together: with ``specs``
+    (the measures of the run), each threshold's measure is checked too (and its label against
+    the question set, when that loads); with ``responses``, when another file has problems,
+    those of the responses are listed as well — every problem of every input in one round."""
     problems: list[Problem] = []
     loaded: dict[str, Any] = {}
     for name, loader, path in (
@@ -147,6 +155,9 @@ def load_inputs(
         problems.extend(check_references(loaded["questions"], loaded["corpus"]))
     found, threshold_problems = inspect_thresholds(thresholds)
     problems.extend(threshold_problems)
+    if found is not None and specs is not None:
+        labels = breakdown_labels(loaded["questions"]) if "questions" in loaded else None
+        problems.extend(measure_problems(found, specs, labels))
     if problems and responses is not None:
         known = loaded["questions"].by_id() if "questions" in loaded else None
         problems.extend(RecordedResponses(Path(responses), known).check())

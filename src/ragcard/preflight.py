@@ -11,6 +11,7 @@ or a PostgreSQL URL). Nothing is written and no agent is called until all of the
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import stat
 from collections.abc import Mapping
@@ -22,19 +23,20 @@ import sqlalchemy as sa
 from pydantic import BaseModel, ValidationError
 from sqlalchemy.exc import ArgumentError
 
+from ragcard._suggest import did_you_mean
 from ragcard._toml import validation_problems
+from ragcard.adapters import adapter_types
 from ragcard.adapters.callable import CallableConfig
 from ragcard.adapters.command import CommandConfig
 from ragcard.adapters.http import HttpConfig
 from ragcard.adapters.replay import ReplayConfig
 from ragcard.config import Config, RunSection, inspect_config
 from ragcard.errors import ConfigError, ConfigFileError, InputError, MissingExtraError, Problem
-from ragcard.evaluation import Inputs, breakdown_labels, scoring_settings
+from ragcard.evaluation import Inputs, scoring_settings
 from ragcard.judges.base import Judge
 from ragcard.project import build_run_judge, load_project_inputs, project_history_url
 from ragcard.responses import RecordedResponses
 from ragcard.scoring import default_layers, metric_specs
-from ragcard.thresholds import measure_problems
 
 __all__ = ["CheckedProject", "check_project", "folder_problem", "history_problem"]
 
@@ -222,6 +224,10 @@ def _agent_problems(
     retrieval_only: bool,
 ) -> list[Problem]:
     kind = spec.get("type")
+    if isinstance(kind, str) and kind not in AGENT_TABLES and kind not in adapter_types():
+        return [config.problem(("agent", "type"), "unknown agent type", kind,
+                               fix=did_you_mean(kind, adapter_types(), "agent types") +
+                               " (a plugin's type must be installed)")]  # fmt: skip
     model = AGENT_TABLES.get(kind) if isinstance(kind, str) else None
     if model is None or config.toml is None:
         return []  # a plugin's table is checked when it is built
@@ -234,7 +240,33 @@ def _agent_problems(
         return []
     path = Path(str(spec["path"]))
     stream = RecordedResponses(path, known, require_answers=not retrieval_only)
-    return stream.check()
+    found = stream.check()
+    if not found:
+        return []
+    pointer = config.problem(("agent", "path"), f"the replay recording {path} has "
+                             f"{len(found)} problem(s), listed below", spec["path"],
+                             fix="fix them, or point path at the right recording")  # fmt: skip
+    return [pointer, *found]
+
+
+def _pointed(config: Config, problems: list[Problem]) -> list[Problem]:
+    """``problems`` where a problem of a whole file that ragcard.toml names (not found, a
+    device …) says which key of ragcard.toml named it."""
+    named = {
+        str(config.resolve(getattr(config.project, key))): ("project", key)
+        for key in ("questions", "corpus", "thresholds")
+    }
+    pointed = []
+    for problem in problems:
+        keys = named.get(problem.file)
+        if keys is None or problem.line is not None:
+            pointed.append(problem)
+            continue
+        line = config.line_of(*keys)
+        where = f"{config.path}:{line}" if line else str(config.path)
+        fix = f"{problem.fix or 'fix the path'} (named by [{keys[0]}] {keys[1]} in {where})"
+        pointed.append(dataclasses.replace(problem, fix=fix))
+    return pointed
 
 
 def _judge(config: Config, problems: list[Problem]) -> Judge | None:
@@ -277,24 +309,20 @@ def check_project(
         Path(eval_dir) if eval_dir is not None else None,
         history_url,
     )
+    judge = _judge(config, problems)
+    settings = scoring_settings(
+        run.run_date, run.k, run.non_abstaining_flags, retrieval_only, judge
+    )
     inputs: Inputs | None = None
     try:
-        inputs = load_project_inputs(config)
+        inputs = load_project_inputs(config, metric_specs(default_layers(), settings))
     except InputError as error:
-        problems.extend(error.problems)
+        problems.extend(_pointed(config, error.problems))
     spec = config.agent_spec()
     if agent_options:
         spec["options"] = {**spec.get("options", {}), **agent_options}
     known = inputs.questions.by_id() if inputs is not None else None
     problems += _agent_problems(config, spec, known, retrieval_only)
-    judge = _judge(config, problems)
-    if inputs is not None:
-        settings = scoring_settings(
-            run.run_date, run.k, run.non_abstaining_flags, retrieval_only, judge
-        )
-        specs = metric_specs(default_layers(), settings)
-        labels = breakdown_labels(inputs.questions)
-        problems += measure_problems(inputs.thresholds, specs, labels)
     if problems or inputs is None:
         close = getattr(judge, "close", None)
         if callable(close):

@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from ragcard._fields import Flag, Number, Whole
 from ragcard._jsonl import LineError, decode_line, iter_records, read_lines
-from ragcard._limits import MAX_ATTEMPTS, MAX_SENTENCE
+from ragcard._limits import MAX_ATTEMPTS, MAX_LATENCY_MS, MAX_SCORE, MAX_SENTENCE
 from ragcard.errors import InputError, Problem
 
 __all__ = [
@@ -84,7 +84,7 @@ class RetrievedRef(BaseModel):
     model_config = ConfigDict(extra="allow", frozen=True)
 
     id: str
-    score: Number | None = None
+    score: Number | None = Field(default=None, ge=-MAX_SCORE, le=MAX_SCORE)
 
 
 class CitationRef(BaseModel):
@@ -113,8 +113,8 @@ class AgentResponse(BaseModel):
     citations: list[CitationRef] = Field(default_factory=list)
     flag: str | None = None
     abstained: Flag | None = None
-    first_token_ms: Number | None = Field(default=None, ge=0)
-    latency_ms: Number | None = Field(default=None, ge=0)
+    first_token_ms: Number | None = Field(default=None, ge=0, le=MAX_LATENCY_MS)
+    latency_ms: Number | None = Field(default=None, ge=0, le=MAX_LATENCY_MS)
     meta: dict[str, Any] = Field(default_factory=dict)
 
     @field_validator("retrieved", "citations", mode="before")
@@ -224,8 +224,8 @@ class ResultLine(BaseModel):
     attempt: Whole = Field(ge=0, le=MAX_ATTEMPTS)
     response: AgentResponse | None = None
     error: RecordedError | None = None
-    latency_ms: Number | None = Field(default=None, ge=0)
-    first_token_ms: Number | None = Field(default=None, ge=0)
+    latency_ms: Number | None = Field(default=None, ge=0, le=MAX_LATENCY_MS)
+    first_token_ms: Number | None = Field(default=None, ge=0, le=MAX_LATENCY_MS)
     started_at: str | None = None
     tries: Whole = Field(default=1, ge=0, le=10_000)
 

@@ -173,7 +173,7 @@ def inspect_thresholds(path: str | Path) -> tuple[Thresholds | None, list[Proble
         return None, [Problem(str(path), None, None, "thresholds file not found",
                               fix="write one before the first run (`ragcard init --kit "
                               "knowledge-base` writes a template)")]  # fmt: skip
-    except ConfigFileError as error:
+    except ConfigFileError as error:  # bad syntax, not a readable UTF-8 regular file …
         return None, list(error.problems)
     problems += table_problems(toml, ["threshold"], "tables of a thresholds file")
     items, lines = [], []

@@ -12,9 +12,10 @@ from rich.console import Console
 from ragcard._cli._common import err, parse_options, user_errors
 from ragcard._limits import MAX_K
 from ragcard.errors import ConfigError
-from ragcard.evaluation import load_inputs, score_responses
+from ragcard.evaluation import load_inputs, score_responses, scoring_settings
 from ragcard.project import judge_from_spec
 from ragcard.report.terminal import print_scorecard
+from ragcard.scoring import default_layers, metric_specs
 
 
 @user_errors
@@ -69,13 +70,15 @@ def score_command(
     """Score recorded responses (SPEC §1.4) and decide ship/hold; exit 0 ship, 1 hold."""
     if judge_option and judge is None:
         raise ConfigError("--judge-option goes with --judge NAME")
-    inputs = load_inputs(questions, corpus, thresholds, responses=responses)
     day = _date(run_date) if run_date else None
     chosen = None
     if judge is not None:
         options = parse_options(judge_option or [], "--judge-option")
         chosen = judge_from_spec({**options, "backend": judge})
     try:
+        settings = scoring_settings(day, k, non_abstaining_flag or (), False, chosen)
+        specs = metric_specs(default_layers(), settings)
+        inputs = load_inputs(questions, corpus, thresholds, responses=responses, specs=specs)
         result = score_responses(
             inputs,
             responses,
