@@ -254,6 +254,24 @@ def _loose_fields(model: type[BaseModel]) -> tuple[tuple[str, str], ...]:
     return tuple(fields)
 
 
+def _models_in(annotation: Any) -> list[type[BaseModel]]:
+    """The model classes an annotation names (``list[str | GoldPassage]`` → GoldPassage)."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return [annotation]
+    return [model for arg in typing.get_args(annotation) for model in _models_in(arg)]
+
+
+@functools.cache
+def _deep_fields(model: type[BaseModel]) -> frozenset[str]:
+    """The fields of ``model`` holding models that have loose fields of their own (their
+    unknown fields are checked either way)."""
+    return frozenset(
+        name
+        for name, _kind in _loose_fields(model)
+        if any(_loose_fields(inner) for inner in _models_in(model.model_fields[name].annotation))
+    )
+
+
 def _unbounded_in(record: BaseModel, prefix: Path_, depth: int) -> tuple[Path_, str, str] | None:
     extra = record.__pydantic_extra__
     if extra:
@@ -285,9 +303,69 @@ def _unbounded_items(values: Any, path: Path_, depth: int) -> tuple[Path_, str, 
     return None
 
 
+_INT_BOUND = 10**MAX_INT_DIGITS
+
+
+def _clean(value: Any, depth: int) -> bool:
+    """True when ``value`` (at nesting level ``depth``) breaks no bound: the fast check of
+    every record (a plain walk, no paths), the same rules as
+    :func:`~ragcard._limits.unbounded_values`."""
+    kind = type(value)
+    if kind is str or kind is bool or value is None:
+        return True
+    if kind is float:
+        return bool(value - value == 0.0)  # False for NaN and both infinities
+    if kind is int:
+        return bool(-_INT_BOUND < value < _INT_BOUND)
+    if kind is dict or kind is list:
+        if depth >= MAX_DEPTH:
+            return False
+        for item in value.values() if kind is dict else value:
+            if not _clean(item, depth + 1):
+                return False
+    return True
+
+
+def _clean_model(record: BaseModel, depth: int) -> bool:
+    extra = record.__pydantic_extra__
+    if extra:
+        for value in extra.values():
+            if not _clean(value, depth):
+                return False
+    for name, kind in _loose_fields(type(record)):
+        value = getattr(record, name)
+        if not value:
+            continue
+        if kind == _ANY:
+            if not _clean(value, depth):
+                return False
+        elif kind == _MODEL:
+            if not _clean_model(value, depth + 1):
+                return False
+        elif not _clean_items(value, depth + 2, name in _deep_fields(type(record))):
+            return False
+    return True
+
+
+def _clean_items(value: Any, depth: int, deep: bool) -> bool:
+    """The models of a list (or dict) field: their unknown fields, and their own loose fields
+    when ``deep`` (``isinstance`` on a model class is slow: only then)."""
+    for item in value.values() if isinstance(value, dict) else value:
+        extra = getattr(item, "__pydantic_extra__", None)
+        if extra:
+            for inner in extra.values():
+                if not _clean(inner, depth):
+                    return False
+        if deep and isinstance(item, BaseModel) and not _clean_model(item, depth):
+            return False
+    return True
+
+
 def unbounded_problem(name: str, number: int, record: BaseModel) -> Problem | None:
     """The problem of a validated record whose unknown fields (or fields of any type, such as
     ``meta``) hold a non-finite number, an integer too long or nesting too deep."""
+    if _clean_model(record, 1):
+        return None
     found = _unbounded_in(record, (), 1)
     if found is None:
         return None
