@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo demo-persona install dev test lint bench bench-judges fuzz-inputs clean
+.PHONY: demo demo-persona install dev test lint bench bench-judges fuzz-inputs clean shipped
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -20,6 +20,14 @@ dev: $(BIN)/python
 # Exit code 1 means the decision was HOLD: the demo still succeeded in producing a scorecard.
 demo: install
 	$(BIN)/ragcard run examples/handbook --fresh --out out/handbook; rc=$$?; [ $$rc -le 1 ]
+
+# The shipped run the GitHub workflow gates against (.github/workflows/ragcard.yml): rerun it
+# when a change to the agent, judge or scoring is meant to move the results, and commit it.
+shipped: install
+	rm -rf examples/handbook/shipped
+	$(BIN)/ragcard run examples/handbook --fresh --no-progress --out examples/handbook/shipped \
+	  --eval-dir out/shipped-eval --db sqlite:///out/shipped-history.sqlite; rc=$$?; [ $$rc -le 1 ]
+	rm -f examples/handbook/shipped/run.json
 
 demo-persona: install
 	$(BIN)/ragcard run examples/persona --fresh --out out/persona; rc=$$?; [ $$rc -le 1 ]

@@ -51,7 +51,10 @@ def test_both_dialects_and_defaults(tmp_path: Path) -> None:
     assert not first.flag_checked
     assert not unanswerable.is_answerable
     assert not flagged.is_answerable  # an abstention flag makes the default unanswerable
-    assert policy.is_answerable  # policy flags are not abstention flags
+    # SPEC §1.1: every flag is an abstention flag unless configuration says otherwise, as for
+    # a raised flag: a persona's policy refusal is an abstention
+    assert not policy.is_answerable
+    assert policy.with_flag_rule(frozenset({"self_harm"})).is_answerable
     assert persona.request() == {
         "question": "diary?",
         "asker": "public",
@@ -109,3 +112,38 @@ def test_encoding_problems_are_per_line_and_a_byte_order_mark_is_fine(tmp_path: 
     assert by_line[2].message == "not UTF-8 text (byte 0xe9 at column 29)"
     path.write_bytes(lines[0] + b"\n")
     assert [q.id for q in load_questions(path).questions] == ["A"]
+
+
+def test_a_persona_item_without_category_gets_one_and_says_where_from(tmp_path: Path) -> None:
+    rows = [
+        {"id": "T", "question": "q?", "tags": ["voice", "deep"]},
+        {"id": "N", "question": "q?", "expected_flag": "not_in_record"},
+        {"id": "C", "question": "q?", "expected_flag": "after_cutoff"},
+        {"id": "P", "question": "q?", "expected_flag": "companionship"},
+        {"id": "B", "question": "q?", "expected_corpus": ["B"], "expected_ids": ["b"]},
+        {"id": "X", "question": "q?", "tags": ["voice"]},
+        {"id": "G", "question": "q?", "category": "common", "tags": ["deep"]},
+    ]
+    path = tmp_path / "q.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    got = {q.id: (q.category, q.category_source) for q in load_questions(path).questions}
+    assert got == {
+        "T": ("deep", "tag"),
+        "N": ("not_in_record", "expected_flag"),
+        "C": ("after_cutoff", "expected_flag"),
+        "P": ("policy", "expected_flag"),
+        "B": ("b_only", "expected_corpus"),
+        "X": (None, None),
+        "G": ("common", "field"),
+    }
+    # an inferred category is not written back as if the file had said it
+    assert "category" not in load_questions(path).by_id()["T"].model_dump(exclude_unset=True)
+
+
+def test_the_configured_flag_rule_decides_answerability_at_load(tmp_path: Path) -> None:
+    path = tmp_path / "q.jsonl"
+    path.write_text('{"id": "A", "question": "q?", "expected_flag": "disclaimer", "gold": ["g"]}\n')
+    with pytest.raises(InputError, match="unanswerable item cannot have gold"):
+        load_questions(path)
+    (item,) = load_questions(path, non_abstaining_flags={"disclaimer"}).questions
+    assert item.is_answerable

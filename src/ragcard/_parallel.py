@@ -149,7 +149,7 @@ class _Merge:
             return
         self.log.append_lines(chunk.text)
         self.scorer.merge(chunk.folded)
-        stream.answered.update(item for item, _, _ in chunk.folded.acc.items)
+        stream.answered.update(entry[0] for entry in chunk.folded.acc.items)
         stream.max_attempt = max(stream.max_attempt, chunk.max_attempt)
 
     def finish(self) -> None:

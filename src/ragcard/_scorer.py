@@ -21,6 +21,7 @@ from ragcard.metrics.base import AttemptContext, Layer, ScoringSettings
 from ragcard.metrics.judged import JudgedAnswer, judge_answer
 from ragcard.questions import Question
 from ragcard.report.scorecard import FailureTally
+from ragcard.responses import AgentResponse
 from ragcard.results import AttemptRecord, ResultsLog
 from ragcard.scoring import (
     AccumulatorPart,
@@ -35,6 +36,8 @@ __all__ = ["AttemptScorer", "ScorerPart", "gc_paused", "score_into"]
 
 #: Agent settings kept to report the most frequent (the first this many answers that have any).
 _METAS = 50
+#: Judged answers kept for reuse by later attempts with the same answer.
+_KEPT_VERDICTS = 8192
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +67,11 @@ class AttemptScorer:
     on_judged: Callable[[], None] | None = None
     _in_force: set[str] = field(init=False)
     _gate: asyncio.Semaphore | None = None
+    #: Verdicts by what the judge sees (item, answer, retrieved ids, citations, abstained):
+    #: attempts that gave the same answer are judged once (a run's repeats usually do).
+    _verdicts: dict[tuple[Any, ...], asyncio.Future[JudgedAnswer]] = field(default_factory=dict)
+    #: How many attempts were answered from :attr:`_verdicts` without asking the judge.
+    reused_verdicts: int = 0
 
     def __post_init__(self) -> None:
         self.acc = ScoreAccumulator(metric_specs(self.layers, self.settings))
@@ -73,21 +81,39 @@ class AttemptScorer:
         """The judge's verdicts for one record (None without a judge or a response)."""
         if self.judge is None or record.response is None or self.settings.retrieval_only:
             return None
-        if self._gate is None:
-            self._gate = asyncio.Semaphore(self.judge_concurrency)
-        async with self._gate:
-            judged = await judge_answer(
-                self.judge,
-                self.questions[record.item],
-                record.response,
-                self.corpus,
-                self._in_force,
-            )
+        key = _judged_key(record.item, record.response)
+        known = self._verdicts.get(key)
+        if known is not None and not (known.done() and known.result().error is not None):
+            self.reused_verdicts += 1
+            judged = await asyncio.shield(known)
+        else:  # (a failed judgement is asked again, not reused)
+            known = self._verdicts[key] = asyncio.get_running_loop().create_future()
+            if len(self._verdicts) > _KEPT_VERDICTS:  # bounded: drop the oldest finished one
+                oldest = next((k for k, f in self._verdicts.items() if f.done()), None)
+                if oldest is not None:
+                    del self._verdicts[oldest]
+            try:
+                judged = await self._ask(record.item, record.response)
+            except BaseException as error:
+                known.set_exception(error)
+                known.exception()  # retrieved: later waiters see it, no "never retrieved" warning
+                del self._verdicts[key]
+                raise
+            known.set_result(judged)
         if judged.error is not None:
             self.judge_failures += 1
         if self.on_judged is not None:
             self.on_judged()
         return judged
+
+    async def _ask(self, item: str, response: AgentResponse) -> JudgedAnswer:
+        assert self.judge is not None
+        if self._gate is None:
+            self._gate = asyncio.Semaphore(self.judge_concurrency)
+        async with self._gate:
+            return await judge_answer(
+                self.judge, self.questions[item], response, self.corpus, self._in_force
+            )
 
     def fold(self, record: AttemptRecord, judged: JudgedAnswer | None) -> dict[str, Any]:
         """Score one record (with its verdicts), fold it in, and return its results line."""
@@ -120,6 +146,8 @@ class AttemptScorer:
             must_pass=question.must_pass,
             asker=question.asker,
         )
+        if question.category_source not in (None, "field"):
+            line["category_source"] = question.category_source  # inferred: say from what
         line.update(score.to_json())
         if judged is not None and judged.error is not None:
             line["judge_error"] = judged.error
@@ -184,6 +212,12 @@ class AttemptScorer:
         """The settings the agent reported most often (model, prompt version, index…)."""
         counts = Counter(json.dumps(m, sort_keys=True) for m in self.metas)
         return dict(json.loads(counts.most_common(1)[0][0])) if counts else {}
+
+
+def _judged_key(item: str, response: AgentResponse) -> tuple[Any, ...]:
+    """What the judge's verdicts on an answer depend on (besides the question and corpus)."""
+    citations = tuple((c.id, c.sentence) for c in response.resolved_citations())
+    return (item, response.answer, tuple(response.retrieved_ids), citations, response.abstained)
 
 
 def score_into(

@@ -175,10 +175,8 @@ class Config:
                 options[key] = str((self.base_dir / value).resolve())
         if options:
             spec["options"] = options
-        keys = ["responses", "cwd"]
-        if spec.get("type") == "replay":  # the recording is the project's, not the shell's
-            keys.append("path")
-        for key in keys:
+        keys = ("responses", "cwd", *(("path",) if spec.get("type") == "replay" else ()))
+        for key in keys:  # a replay's recording is relative to this file, like every path
             if isinstance(spec.get(key), str):
                 spec[key] = str(self.resolve(spec[key]))
         return spec

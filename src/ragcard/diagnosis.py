@@ -217,6 +217,8 @@ def _citation_support(f: _Facts) -> Diagnosis | None:
 def _off_topic(f: _Facts) -> Diagnosis | None:
     if f.value("answer_relevance") != 0.0 or f.value("correct_abstention") == 0.0:
         return None  # answering where it should abstain is already the failure
+    if (f.evidence.get("correctness") or {}).get("verdict") in ("wrong", "partial"):
+        return None  # the correctness verdict says more precisely what is wrong
     if f.value(f"recall@{f.k}") == 0.0:
         return None  # the retrieval miss explains it
     return Diagnosis(
@@ -228,15 +230,63 @@ def _off_topic(f: _Facts) -> Diagnosis | None:
     )
 
 
-def _judged_wrong(f: _Facts) -> Diagnosis | None:
-    if not any("(judge)" in reason for reason in f.evidence.get("rubric_zero", [])):
+def _wrong_answer(f: _Facts) -> Diagnosis | None:
+    """A ``wrong`` correctness verdict: a wrong value, the opposite of the source, or a
+    neighbouring question answered."""
+    verdict = f.evidence.get("correctness") or {}
+    if verdict.get("verdict") != "wrong":
         return None
+    reason = str(verdict.get("reason") or "")
+    if reason.startswith("the answer says '"):
+        return Diagnosis(
+            "correctness",
+            "wrong value: " + reason.removeprefix("the answer ").replace("says", "states", 1),
+            "the figure comes from another rule or passage, or a condition was dropped",
+            "keep each figure with its rule when chunking; cite per sentence and check the "
+            "cited passage states that figure",
+            "correctness.wrong_value",
+        )
+    if reason.startswith(("the answer affirms", "the answer denies", "the answer says")):
+        return Diagnosis(
+            "correctness",
+            "states the opposite of the source",
+            "a negation or an exception was lost between the passage and the answer",
+            "quote the rule with its exceptions; check the sentence against its passage",
+            "correctness.opposite",
+        )
     return Diagnosis(
-        "grounding",
-        "answer judged wrong or mostly unsupported",
-        "the answer does not say what the expected answer says",
-        "compare the answer with the expected answer and the passages it drew on",
-        "rubric.judged_wrong",
+        "correctness",
+        "answered a neighbouring question",
+        "the passages it drew on answer a nearby question, or the agent picked the wrong one",
+        "check the gold passage is retrieved and used; instruct it to answer the question "
+        "asked, or abstain",
+        "correctness.neighbouring",
+    )
+
+
+def _incomplete(f: _Facts) -> Diagnosis | None:
+    """A ``partial`` verdict that misses the main point (rubric level 1)."""
+    verdict = f.evidence.get("correctness") or {}
+    if verdict.get("verdict") != "partial" or f.evidence.get("rubric_level", 3) >= 2:
+        return None
+    gold = f.question.gold_ids
+    if f.question.category == "multi_passage" or len(gold) > 1:
+        cited = set(f.evidence.get("cited", ()))
+        if f.question.category == "multi_passage" or len(cited & set(gold)) < len(gold):
+            return Diagnosis(
+                "correctness",
+                "incomplete multi-passage answer",
+                "the answer draws on one passage where the question needs several",
+                "retrieve and combine every passage the question needs (raise k, or "
+                "retrieve per sub-question)",
+                "correctness.incomplete_multi",
+            )
+    return Diagnosis(
+        "correctness",
+        "incomplete answer: the main point is missing",
+        "the answer leaves out the fact or condition that answers the question",
+        "keep rules with their conditions; instruct it to answer the question fully",
+        "correctness.incomplete",
     )
 
 
@@ -251,7 +301,8 @@ _RULES: tuple[Callable[[_Facts], Diagnosis | None], ...] = (
     _grounding,
     _citation_support,
     _off_topic,
-    _judged_wrong,
+    _wrong_answer,
+    _incomplete,
 )
 
 
@@ -274,7 +325,20 @@ def diagnose(
             )
         ]
     facts = _Facts(question, values, evidence, k)
-    return [d for rule in _RULES if (d := rule(facts)) is not None]
+    found = [d for rule in _RULES if (d := rule(facts)) is not None]
+    level = evidence.get("rubric_level")
+    if not found and level is not None and level < 2 and question.is_answerable:
+        # SPEC §2.1: an answerable item passes only at level 2 or above
+        found.append(
+            Diagnosis(
+                "rubric",
+                f"rubric level {level}: partly correct, or a claim no passage supports",
+                "the answer is not fully right and grounded",
+                "read the answer against the expected answer and the passages it cites",
+                "rubric.weak",
+            )
+        )
+    return found
 
 
 _AGENT_CAUSES = {

@@ -103,14 +103,16 @@ class ConfigFileError(InputError, ConfigError):
 
 
 class MissingExtraError(RagcardError):
-    """An optional dependency is not installed; the message says which extra to install."""
+    """A dependency is not installed; the message says which extra to install (or, for the
+    ``embed`` packages, which are part of the default install, how to repair it)."""
 
     def __init__(self, package: str, extra: str, purpose: str) -> None:
         self.package, self.extra = package, extra
-        super().__init__(
-            f"{purpose} needs the '{package}' package, which is not installed. "
-            f"Install it with: pip install 'ragcard[{extra}]'"
-        )
+        if extra == "embed":  # the default install holds them: this install is broken
+            fix = "reinstall ragcard: pip install --force-reinstall ragcard"
+        else:
+            fix = f"install it with: pip install 'ragcard[{extra}]'"
+        super().__init__(f"{purpose} needs the '{package}' package, which is not installed; {fix}")
 
 
 class AgentError(RagcardError):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import functools
 import shutil
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -31,6 +32,7 @@ from ragcard.judges.base import Judge
 from ragcard.judges.metaeval.calibration import calibration_line
 from ragcard.metrics.abstention import flag_label
 from ragcard.metrics.base import AttemptFailure, Layer, MetricSpec, ScoringSettings
+from ragcard.metrics.recorded import RECORDED_BREAKDOWNS, recorded_placeholders, with_recorded
 from ragcard.questions import Question, QuestionSet, load_questions
 from ragcard.report.markdown import render_markdown
 from ragcard.report.scorecard import Scorecard, build_scorecard
@@ -72,7 +74,7 @@ def breakdown_labels(questions: QuestionSet) -> dict[str, set[str]]:
     items = questions.by_id().values()
     return {
         name: {found for q in items if (found := label(q)) is not None}
-        for name, label in BREAKDOWN_LABELS.items()
+        for name, label in {**BREAKDOWN_LABELS, **RECORDED_BREAKDOWNS}.items()
     }
 
 
@@ -134,17 +136,21 @@ def load_inputs(
     *,
     question_set_version: str | None = None,
     corpus_version: str | None = None,
+    non_abstaining_flags: Iterable[str] = (),
     responses: str | Path | None = None,
     specs: Mapping[str, MetricSpec] | None = None,
 ) -> Inputs:
     """Load all three inputs, reporting the problems of every file together: with ``specs``
     (the measures of the run), each threshold's measure is checked too (and its label against
     the question set, when that loads); with ``responses``, when another file has problems,
-    those of the responses are listed as well — every problem of every input in one round."""
+    those of the responses are listed as well — every problem of every input in one round.
+    ``non_abstaining_flags``: the flags the configuration says are not abstentions (they
+    decide which items are answerable by default)."""
     problems: list[Problem] = []
     loaded: dict[str, Any] = {}
+    flags = frozenset(non_abstaining_flags)
     for name, loader, path in (
-        ("questions", load_questions, questions),
+        ("questions", functools.partial(load_questions, non_abstaining_flags=flags), questions),
         ("corpus", load_corpus, corpus),
     ):
         try:
@@ -157,7 +163,7 @@ def load_inputs(
     problems.extend(threshold_problems)
     if found is not None and specs is not None:
         labels = breakdown_labels(loaded["questions"]) if "questions" in loaded else None
-        problems.extend(measure_problems(found, specs, labels))
+        problems.extend(measure_problems(found, with_recorded(specs), labels))
     if problems and responses is not None:
         known = loaded["questions"].by_id() if "questions" in loaded else None
         problems.extend(RecordedResponses(Path(responses), known).check())
@@ -170,6 +176,13 @@ def load_inputs(
         question_set_version,
         corpus_version,
     )
+
+
+def apply_flag_rule(questions: QuestionSet, settings: ScoringSettings) -> None:
+    """Judge every item's answerability by the run's non-abstaining flags (the one flag rule
+    of :func:`ragcard.questions.is_abstention_flag`, as for raised flags)."""
+    for question in questions.questions:
+        question.with_flag_rule(settings.non_abstaining_flags)
 
 
 def scoring_settings(
@@ -264,7 +277,15 @@ def write_outputs(
     breakdowns = {
         name: scorer.acc.breakdown(name) for name in BREAKDOWN_METRICS if name in scorer.acc.specs
     }
-    decision = decide(thresholds, metrics, breakdowns, scorer.acc.specs, extra_reasons)
+    # measures recorded after the run (blind review) are unscored until then, and say why
+    later, later_breakdowns = recorded_placeholders([t.measure for t in thresholds.items])
+    decision = decide(
+        thresholds,
+        {**later, **metrics},
+        {**later_breakdowns, **breakdowns},
+        with_recorded(scorer.acc.specs),
+        extra_reasons,
+    )
     card = build_scorecard(header, config, decision, scorer.acc, scorer.tally, BREAKDOWN_METRICS)
     out_dir.mkdir(parents=True, exist_ok=True)
     _write_json(out_dir / "scorecard.json", card.to_json())
@@ -300,6 +321,7 @@ def score_responses(
     kit: str = "knowledge-base",
     workers: int | None = None,
     progress: bool = False,
+    header: dict[str, Any] | None = None,
 ) -> EvaluationResult:
     """Score recorded responses (SPEC §1.4) without calling any agent.
 
@@ -312,14 +334,18 @@ def score_responses(
 
     Without a judge, a large file is scored on ``workers`` processes (default: one per core,
     for files of 4 MiB or more; see :mod:`ragcard._parallel`), with the same outputs. With a
-    judge and ``progress``, a bar on stderr counts the answers judged.
+    judge and ``progress``, a bar on stderr counts the answers judged. ``header`` adds fields
+    to the scorecard's header (``ragcard score`` adds the label amendments there).
     """
     out_dir = Path(out_dir)
     by_id = inputs.questions.by_id()
     settings = scoring_settings(run_date, k, non_abstaining_flags, False, judge)
+    apply_flag_rule(inputs.questions, settings)
     scorer = AttemptScorer(by_id, inputs.corpus, settings, layers or default_layers(), judge)
     try:
-        check_measures(inputs.thresholds, scorer.acc.specs, breakdown_labels(inputs.questions))
+        check_measures(
+            inputs.thresholds, with_recorded(scorer.acc.specs), breakdown_labels(inputs.questions)
+        )
     except InputError as error:  # listed with the problems of the responses, in one round
         more = RecordedResponses(Path(responses), by_id).check() if isinstance(
             responses, str | Path) else []  # fmt: skip
@@ -355,7 +381,7 @@ def score_responses(
         inputs.thresholds,
         config,
         out_dir,
-        {"project": project, "kit": kit},
+        {"project": project, "kit": kit, **(header or {})},
         results_path,
         None,
     )

@@ -210,6 +210,24 @@ class HistoryStore:
             "prefix or a run's output folder (`ragcard history` lists them)"
         )
 
+    def record_outcome(self, run_ref: str, scorecard: Mapping[str, Any]) -> RunEntry:
+        """A run's measures and decision changed after it was recorded (a blind review was
+        imported, SPEC §2.2): store the new ``metrics`` and ``decision`` of its rewritten
+        ``scorecard``; the run keeps its id, its shipping and its governance records."""
+        entry = self.get(run_ref)
+        values = {"decision": str(scorecard["decision"]), "metrics": scorecard.get("metrics", {})}
+        with self._begin() as conn:
+            conn.execute(_runs.update().values(**values).where(_runs.c.id == entry.id))
+        return self.get(entry.id)
+
+    @contextmanager
+    def tables(self, meta: sa.MetaData) -> Iterator[Connection]:
+        """A transaction on the history's database with ``meta``'s tables created if missing:
+        for stages that keep their own records beside the runs (blind review, red-team)."""
+        with self._begin() as conn:
+            meta.create_all(conn, checkfirst=True)
+            yield conn
+
     def last_run(self, project: str, question_set_sha: str | None = None) -> RunEntry | None:
         """The newest recorded run of ``project`` (on that question set, when given)."""
         return self._newest(project, question_set_sha, shipped=False)

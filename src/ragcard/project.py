@@ -77,6 +77,7 @@ def load_project_inputs(config: Config, specs: Mapping[str, MetricSpec] | None =
         config.resolve(config.project.thresholds),
         question_set_version=config.project.question_set_version,
         corpus_version=config.project.corpus_version,
+        non_abstaining_flags=config.run.non_abstaining_flags,
         specs=specs,
     )
 

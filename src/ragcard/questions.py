@@ -3,6 +3,20 @@
 Both dialects load into one :class:`Question` model: the knowledge-base kit's (``gold``,
 ``expected_answer``) and the persona programs' (``expected_ids``, ``reference``). Unknown
 fields are kept and written back unchanged.
+
+Two things are decided here once for every layer:
+
+* **Which flags are abstentions** (:func:`is_abstention_flag`): every flag is, unless the
+  configuration names it non-abstaining (``[run] non_abstaining_flags``). The same rule reads
+  an item's ``expected_flag`` (whether it is answerable by default) and an agent's raised
+  flag (whether it abstained), so a persona's policy refusal (``companionship``) expected and
+  raised counts as a correct abstention, never as a false one.
+* **An item's category when the file gives none** (the persona tutorial's format keeps the
+  type among ``tags`` or implies it by ``expected_flag`` / ``expected_corpus``): a tag that
+  names a known category, else ``not_in_record`` / ``after_cutoff`` from the flag of that
+  name, ``policy`` from any other abstention flag, ``b_only`` from ``expected_corpus: ["B"]``.
+  :attr:`Question.category_source` records where it came from (``field``, ``tag``,
+  ``expected_flag``, ``expected_corpus``; None: no category).
 """
 
 from __future__ import annotations
@@ -14,7 +28,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    AliasChoices,
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    field_validator,
+    model_validator,
+)
 
 from ragcard._fields import Day, Flag, Whole
 from ragcard._jsonl import load_records
@@ -24,7 +46,6 @@ from ragcard.errors import InputError, Problem
 __all__ = [
     "ABSTENTION_FLAGS",
     "KB_CATEGORIES",
-    "KNOWN_CATEGORIES",
     "PERSONA_CATEGORIES",
     "UNANSWERABLE_CATEGORIES",
     "GoldPassage",
@@ -32,6 +53,7 @@ __all__ = [
     "Question",
     "QuestionSet",
     "category_warnings",
+    "is_abstention_flag",
     "load_questions",
 ]
 
@@ -46,9 +68,6 @@ KB_CATEGORIES = (
 )
 PERSONA_CATEGORIES = ("common", "deep", "b_only", "not_in_record", "after_cutoff", "policy")
 
-#: Every category a kit defines (SPEC §1.3); a project may add its own.
-KNOWN_CATEGORIES = frozenset(KB_CATEGORIES + PERSONA_CATEGORIES)
-
 #: Warnings about inputs (an unknown category …) go to this logger; the CLI prints them.
 log = logging.getLogger("ragcard.inputs")
 
@@ -56,8 +75,21 @@ log = logging.getLogger("ragcard.inputs")
 UNANSWERABLE_CATEGORIES = frozenset(
     {"unanswerable", "access_probe", "not_in_record", "after_cutoff", "policy"}
 )
-#: Flags that mean "I will not answer this from the sources".
+#: The flags the kits name for "I will not answer this from the sources" (documentation and
+#: category inference; every other flag is an abstention too, see :func:`is_abstention_flag`).
 ABSTENTION_FLAGS = frozenset({"not_in_record", "after_cutoff", "access_denied", "out_of_scope"})
+_KNOWN_CATEGORIES = frozenset(KB_CATEGORIES) | frozenset(PERSONA_CATEGORIES)
+#: Flags that name a persona category of their own (any other abstention flag means ``policy``).
+_FLAG_CATEGORIES = frozenset({"not_in_record", "after_cutoff"})
+
+
+def is_abstention_flag(
+    flag: str | None, non_abstaining: frozenset[str] | set[str] = frozenset()
+) -> bool:
+    """Whether ``flag`` (expected or raised) means the agent declines to answer from the
+    sources: any flag does, unless the configuration names it non-abstaining. The one rule for
+    both sides (SPEC §1.1, §1.4)."""
+    return bool(flag) and flag not in non_abstaining
 
 
 class GoldPassage(BaseModel):
@@ -114,17 +146,46 @@ class Question(BaseModel):
             return [{"id": entry} if isinstance(entry, str) else entry for entry in value]
         return value
 
+    _non_abstaining: frozenset[str] = PrivateAttr(default=frozenset())
+    _category_source: str | None = PrivateAttr(default=None)
+
     @model_validator(mode="after")
-    def _default_answerable(self) -> Question:
-        if self.answerable is None:
-            self.answerable = not (
-                self.category in UNANSWERABLE_CATEGORIES or self.expected_flag in ABSTENTION_FLAGS
-            )
+    def _infer_category(self) -> Question:
+        if self.category is not None:
+            self._category_source = "field"
+            return self
+        inferred, source = _inferred_category(self)
+        if inferred is not None:
+            # the value is inferred, not given: keep it out of the fields the file set, so the
+            # item is written back as it was read
+            self.__dict__["category"] = inferred
+            self._category_source = source
+        return self
+
+    def with_flag_rule(self, non_abstaining: frozenset[str]) -> Question:
+        """This item judged by a configuration's non-abstaining flags (its answerability by
+        default, and a category inferred from its flag: a non-abstaining flag implies none)."""
+        self._non_abstaining = frozenset(non_abstaining)
+        if "category" not in self.model_fields_set:
+            self.__dict__["category"], self._category_source = _inferred_category(self)
         return self
 
     @property
+    def category_source(self) -> str | None:
+        """Where the category came from: ``field``, ``tag``, ``expected_flag``,
+        ``expected_corpus``; None when the item has none."""
+        return self._category_source
+
+    @property
     def is_answerable(self) -> bool:
-        return bool(self.answerable)
+        """``answerable`` as given; by default false for an unanswerable category or an
+        expected abstention flag (:func:`is_abstention_flag`)."""
+        if self.answerable is not None:
+            return self.answerable
+        return not (
+            self.category in UNANSWERABLE_CATEGORIES
+            or is_abstention_flag(self.expected_flag, self._non_abstaining)
+        )
 
     @property
     def flag_checked(self) -> bool:
@@ -147,6 +208,21 @@ class Question(BaseModel):
             "program": self.program,
             "cutoff": self.cutoff.isoformat() if self.cutoff else None,
         }
+
+
+def _inferred_category(question: Question) -> tuple[str | None, str | None]:
+    """(category, source) for an item whose file gives no category (module docstring)."""
+    for tag in question.tags:
+        if tag in _KNOWN_CATEGORIES:
+            return tag, "tag"
+    flag = question.expected_flag
+    if flag in _FLAG_CATEGORIES:
+        return flag, "expected_flag"
+    if is_abstention_flag(flag, question._non_abstaining):
+        return "policy", "expected_flag"
+    if question.expected_corpus == ["B"]:
+        return "b_only", "expected_corpus"
+    return None, None
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,11 +279,11 @@ def category_warnings(path: str, records: list[tuple[int, Question]]) -> list[Pr
     on that category, which then hold the decision as "not scored"."""
     lines: dict[str, list[int]] = {}
     for line, question in records:
-        if question.category is not None and question.category not in KNOWN_CATEGORIES:
+        if question.category is not None and question.category not in _KNOWN_CATEGORIES:
             lines.setdefault(question.category, []).append(line)
     warnings = []
     for category, found in lines.items():
-        near = closest(category, sorted(KNOWN_CATEGORIES), cutoff=0.75)
+        near = closest(category, sorted(_KNOWN_CATEGORIES), cutoff=0.75)
         shown = ", ".join(map(str, found[:10])) + (" …" if len(found) > 10 else "")
         hint = f"did you mean {near!r}? " if near else ""
         warnings.append(Problem(
@@ -218,12 +294,19 @@ def category_warnings(path: str, records: list[tuple[int, Question]]) -> list[Pr
     return warnings
 
 
-def load_questions(path: str | Path) -> QuestionSet:
-    """Load and validate a question set; raise :class:`InputError` listing every bad line."""
+def load_questions(
+    path: str | Path, non_abstaining_flags: frozenset[str] | set[str] | tuple[str, ...] = ()
+) -> QuestionSet:
+    """Load and validate a question set; raise :class:`InputError` listing every bad line.
+
+    ``non_abstaining_flags``: the configuration's flags that are not abstentions, which decide
+    whether an item with an ``expected_flag`` and no ``answerable`` is answerable."""
     path = Path(path)
     records, problems = load_records(path, Question, "question")
+    rule = frozenset(non_abstaining_flags)
     seen: dict[str, int] = {}
     for line, question in records:
+        question.with_flag_rule(rule)
         if question.id in seen:
             problems.append(
                 Problem(

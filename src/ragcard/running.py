@@ -28,16 +28,19 @@ from ragcard.errors import ConfigError, InputError, Problem
 from ragcard.evaluation import (
     EvaluationResult,
     Inputs,
+    apply_flag_rule,
     breakdown_labels,
     config_block,
     judge_block,
     scoring_settings,
     write_outputs,
 )
+from ragcard.goldset.labellog import checked_labels
 from ragcard.governance import check_lock, declared_inputs
 from ragcard.history import HistoryStore, RunEntry
 from ragcard.judges.base import Judge
 from ragcard.metrics.base import AttemptFailure
+from ragcard.metrics.recorded import with_recorded
 from ragcard.preflight import check_project
 from ragcard.project import freeze
 from ragcard.questions import Question
@@ -102,9 +105,11 @@ def run_evaluation(
     with HistoryStore(history) as store:
         loosening = _check_lock(store, config, inputs, override_reason)
         base = _baseline_run(store, baseline, config.project.name, inputs.questions.sha256, out)
+        amended = checked_labels(store, config.project.name, inputs.questions)
     settings = scoring_settings(
         run.run_date, run.k, run.non_abstaining_flags, retrieval_only, judge
     )
+    apply_flag_rule(inputs.questions, settings)
     adapter = build_adapter(spec)
     frozen = {
         "questions": inputs.questions.sha256,
@@ -121,7 +126,9 @@ def run_evaluation(
     scorer = AttemptScorer(
         inputs.questions.by_id(), inputs.corpus, settings, default_layers(), judge
     )
-    check_measures(inputs.thresholds, scorer.acc.specs, breakdown_labels(inputs.questions))
+    check_measures(
+        inputs.thresholds, with_recorded(scorer.acc.specs), breakdown_labels(inputs.questions)
+    )
     previous = _prepare_out(out, results_path, frozen, resume, fresh, scorer)
     run_settings = RunSettings(
         attempts=run.attempts,
@@ -162,6 +169,8 @@ def run_evaluation(
     )
     block["frozen"] = freeze(config, inputs, judge, before)
     header: dict[str, Any] = {"project": config.project.name, "kit": config.project.kit}
+    if amended:
+        header["amendments"] = amended
     if loosening:
         header["override"] = {"by": who, "reason": override_reason, "loosened": loosening}
     eval_path = Path(eval_dir) if eval_dir is not None else config.resolve(run.eval_dir)

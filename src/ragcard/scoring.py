@@ -2,7 +2,8 @@
 
 Aggregation is the same for every layer and reads only the :class:`MetricSpec`: an item's
 attempts are averaged (rates, means) or reduced to their worst (counts), then items are
-aggregated with a Wilson interval (rates), a bootstrap interval (means) or, for quantiles,
+aggregated with a Wilson interval (rates, and shares whose every item is 0 or 1), a bootstrap
+interval (means) or, for quantiles,
 pooled over attempts with an order-statistic interval. Failed attempts are in no population
 but ``agent_error_rate``. A metric whose population is empty is :class:`Unscored` with the
 reason its layer gave.
@@ -33,8 +34,10 @@ from ragcard.metrics.base import (
     Unscored,
 )
 from ragcard.metrics.citation import CitationLayer
+from ragcard.metrics.correctness import CorrectnessLayer
 from ragcard.metrics.currency import CurrencyLayer
 from ragcard.metrics.operations import OperationsLayer
+from ragcard.metrics.populations import population_of
 from ragcard.metrics.relevance import RelevanceLayer
 from ragcard.metrics.retrieval import RetrievalLayer
 from ragcard.metrics.rubric import RubricLayer
@@ -65,6 +68,7 @@ def default_layers() -> tuple[Layer, ...]:
         AccessLayer(),
         AttributionLayer(),
         RelevanceLayer(),
+        CorrectnessLayer(),
         RubricLayer(),
         OperationsLayer(),
     )
@@ -100,13 +104,27 @@ class AttemptScore:
         return not self.diagnoses
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "scores": self.values,
+        """The attempt's line in results.jsonl. Every score is per item; a pooled one (citation
+        accuracy: supported pairs of all (sentence, cited passage) pairs) is written as its
+        share, and the number of trials it is a share of goes in ``denominators``."""
+        scores = self.values
+        denominators: dict[str, float] = {}
+        if self.trials:
+            scores = dict(scores)
+            for name, trials in self.trials.items():
+                if name in scores and trials > 0:
+                    scores[name] = scores[name] / trials
+                    denominators[name] = int(trials) if float(trials).is_integer() else trials
+        line: dict[str, Any] = {
+            "scores": scores,
             "unscored": self.unscored,
             "evidence": self.evidence,
             "passed": self.passed,
             "diagnosis": [_diagnosis_json(d) for d in self.diagnoses],
         }
+        if denominators:
+            line["denominators"] = denominators
+        return line
 
 
 _DIAGNOSIS_FIELDS = tuple(f.name for f in dataclasses.fields(Diagnosis))
@@ -181,6 +199,8 @@ class _Item:
     position: int  # among the accumulator's items, in order of first attempt
     labels: dict[str, str] = field(default_factory=dict)
     verdicts: dict[int, bool] = field(default_factory=dict)
+    failed: set[int] = field(default_factory=set)  # attempts on which the agent failed
+    abstained: set[int] = field(default_factory=set)  # attempts on which it abstained
 
 
 class _Column:
@@ -245,7 +265,7 @@ class AccumulatorPart:
     metrics, and each column's packed entries, positions among these items."""
 
     metrics: tuple[str, ...]
-    items: list[tuple[str, dict[str, str], dict[int, bool]]]
+    items: list[tuple[str, dict[str, str], dict[int, bool], set[int], set[int]]]
     reasons: dict[str, Counter[str]]
     columns: list[tuple[bytes, bytes, bytes | None]]
 
@@ -297,12 +317,19 @@ class ScoreAccumulator:
             if name in self.reasons:
                 self.reasons[name][reason] += 1
         item.verdicts[score.attempt] = score.passed
+        if score.failed:
+            item.failed.add(score.attempt)
+        elif score.evidence.get("abstained") is True:
+            item.abstained.add(score.attempt)
 
     def part(self) -> AccumulatorPart:
         """This accumulator's content as plain values, for :meth:`merge` in another process."""
         return AccumulatorPart(
             tuple(self.specs),
-            [(item_id, i.labels, i.verdicts) for item_id, i in self.items.items()],
+            [
+                (item_id, i.labels, i.verdicts, i.failed, i.abstained)
+                for item_id, i in self.items.items()
+            ],
             {name: counts for name, counts in self.reasons.items() if counts},
             [
                 (
@@ -321,13 +348,15 @@ class ScoreAccumulator:
             raise ValueError("cannot merge accumulators of different metrics")
         self._changed()
         mapping = np.empty(len(part.items), dtype=np.int64)
-        for local, (item_id, labels, verdicts) in enumerate(part.items):
+        for local, (item_id, labels, verdicts, failed, abstained) in enumerate(part.items):
             item = self.items.get(item_id)
             if item is None:
                 item = self.items[item_id] = _Item(questions[item_id], len(self.items))
             mapping[local] = item.position
             item.labels.update(labels)
             item.verdicts.update(verdicts)
+            item.failed.update(failed)
+            item.abstained.update(abstained)
         for name, counts in part.reasons.items():
             self.reasons[name].update(counts)
         for column, (positions, values, trials) in zip(self._columns, part.columns, strict=True):
@@ -339,20 +368,25 @@ class ScoreAccumulator:
                 column.trials.frombytes(trials)
 
     def summarise(
-        self, keep: Callable[[Question], bool] | None = None
+        self,
+        keep: Callable[[Question], bool] | None = None,
+        names: Sequence[str] | None = None,
     ) -> dict[str, MetricValue | Unscored]:
-        """Aggregate every metric over the items ``keep`` selects (all by default)."""
-        if keep is None and self._summary is not None:
+        """Aggregate every metric (or those ``names`` lists) over the items ``keep`` selects
+        (all by default)."""
+        whole = keep is None and names is None
+        if whole and self._summary is not None:
             return dict(self._summary)
         tables = self._gather()
         mask = None
         if keep is not None:
             selected = (keep(i.question) for i in self.items.values())
             mask = np.fromiter(selected, dtype=bool, count=len(self.items))
+        chosen = self.specs if names is None else {n: self.specs[n] for n in names}
         summary = {
-            name: self._aggregate(spec, tables.get(name), mask) for name, spec in self.specs.items()
+            name: self._aggregate(spec, tables.get(name), mask) for name, spec in chosen.items()
         }
-        if keep is None:
+        if whole:
             self._summary = summary
         return dict(summary)
 
@@ -370,6 +404,27 @@ class ScoreAccumulator:
                 for label in sorted({x for x in labels if x is not None})
             }
         return dict(self._breakdowns[name])
+
+    def same_values(self) -> dict[str, str]:
+        """Metrics whose every item value equals an earlier metric's of the same layer and
+        kind, over the same items (a knowledge-base set whose unanswerable items all expect the
+        flag the agent raises when it abstains makes ``flag_accuracy`` ``correct_abstention``
+        again): later name → earlier name. Reports show such a pair as one row."""
+        tables = self._gather()
+        same: dict[str, str] = {}
+        names = [name for name in self.specs if name in tables]
+        for position, name in enumerate(names):
+            spec, table = self.specs[name], tables[name]
+            if spec.kind == "quantile":
+                continue
+            for earlier in names[:position]:
+                other = self.specs[earlier]
+                if earlier in same or (other.layer, other.kind) != (spec.layer, spec.kind):
+                    continue
+                if _same_table(tables[earlier], table):
+                    same[name] = earlier
+                    break
+        return same
 
     def flaky(self) -> list[str]:
         """Items whose pass/fail verdict differs across attempts."""
@@ -391,13 +446,13 @@ class ScoreAccumulator:
     ) -> MetricValue | Unscored:
         """One metric over the items ``mask`` selects (all when None), in item order."""
         if table is None:
-            return Unscored(spec, self._reason(spec))
+            return Unscored(spec, self._reason(spec, mask))
         if spec.kind == "quantile":
             pooled = table.values
             if mask is not None:
                 pooled = pooled[mask[table.value_positions]]
             if not len(pooled):
-                return Unscored(spec, self._reason(spec))
+                return Unscored(spec, self._reason(spec, mask))
             q = spec.quantile if spec.quantile is not None else 0.5
             return MetricValue(spec, quantile(pooled, q), len(pooled), quantile_ci(pooled, q))
         sums, attempts, maxes, trials = table.sums, table.attempts, table.maxes, table.trials
@@ -411,7 +466,7 @@ class ScoreAccumulator:
             )
         n = len(sums)
         if not n:
-            return Unscored(spec, self._reason(spec))
+            return Unscored(spec, self._reason(spec, mask))
         if spec.kind == "count":
             return MetricValue(spec, float(np.count_nonzero(maxes > 0)), n)
         means = sums / attempts  # each item's mean over its attempts
@@ -419,20 +474,70 @@ class ScoreAccumulator:
             successes = sum(means.tolist())  # Python's sum: left to right, as over the items
             total = sum((trials / attempts).tolist())
             if total <= 0:
-                return Unscored(spec, self._reason(spec))
+                return Unscored(spec, self._reason(spec, mask))
             pairs = max(1, round(total))
             value = successes / total
             return MetricValue(spec, value, pairs, wilson_interval(value * pairs, pairs))
         value = float(means.mean())
-        if spec.kind == "rate":
+        if spec.kind == "rate" or (spec.share and _binary(means)):
+            # a share whose every item is 0 or 1 is a proportion: Wilson, as for a rate (a
+            # bootstrap of 169 ones is [1, 1], as if 169 items proved a perfect agent)
             return MetricValue(spec, value, n, wilson_interval(value * n, n))
         return MetricValue(spec, value, n, bootstrap_ci(means))
 
-    def _reason(self, spec: MetricSpec) -> str:
+    def _reason(self, spec: MetricSpec, mask: npt.NDArray[np.bool_] | None = None) -> str:
+        """Why ``spec`` has no value over the items ``mask`` selects, in this order: no item
+        in its population; every attempt of those items failed; what its layer recorded on the
+        items (no judge, the judge failed…); every attempt that did not fail abstained, for a
+        measure over answers; else the population's own reason."""
+        population = population_of(spec)
+        items = [
+            item
+            for item in self.items.values()
+            if (mask is None or mask[item.position])
+            and (population is None or population.test(item.question))
+        ]
+        empty = population.empty if population is not None else spec.empty_reason
+        if not items:
+            return empty
+        attempts = sum(len(item.verdicts) for item in items)
+        failed = sum(len(item.failed) for item in items)
+        if failed and failed == attempts:
+            return f"every attempt failed ({_attempts(failed)}): the agent gave no answer to score"
         reasons = self.reasons.get(spec.name)
         if reasons:
             return reasons.most_common(1)[0][0]
-        return spec.empty_reason
+        abstained = sum(len(item.abstained) for item in items)
+        if population is not None and population.answers and abstained:
+            if abstained + failed == attempts:
+                if not failed:
+                    return f"every attempt abstained ({_attempts(abstained)}): no answer to score"
+                return (
+                    f"no answer to score: {_attempts(abstained)} abstained, "
+                    f"{_attempts(failed)} failed"
+                )
+        return empty
+
+
+def _attempts(n: int) -> str:
+    return f"{n} attempt" if n == 1 else f"{n} attempts"
+
+
+def _same_table(a: _Table, b: _Table) -> bool:
+    return all(
+        np.array_equal(x, y)
+        for x, y in (
+            (a.positions, b.positions),
+            (a.sums, b.sums),
+            (a.attempts, b.attempts),
+            (a.trials, b.trials),
+        )
+    )
+
+
+def _binary(values: npt.NDArray[np.float64]) -> bool:
+    """Every value is exactly 0 or 1."""
+    return bool(np.all((values == 0.0) | (values == 1.0)))
 
 
 def _is(values: list[str | None], wanted: str) -> npt.NDArray[np.bool_]:

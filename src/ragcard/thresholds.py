@@ -286,7 +286,10 @@ def _judge(threshold: Threshold, result: MetricValue | Unscored | None) -> Thres
     if threshold.type == "graded" and result.ci is not None:
         low, high = result.ci
         if compare(low, threshold.value) != compare(high, threshold.value):
-            note = "not distinguishable at this sample size (the interval straddles it)"
+            note = (
+                "not distinguishable at this sample size: the 95% interval straddles the "
+                "threshold"
+            )
     return ThresholdResult(threshold, result, "met" if met else "missed", note)
 
 

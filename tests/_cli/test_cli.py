@@ -173,7 +173,7 @@ def test_the_terminal_scorecard_says_why_attempts_failed(mini: Path, tmp_path: P
     result = runner.invoke(app, args, env={"COLUMNS": "300"})
     assert result.exit_code in (0, 1), result.output
     failed = json.loads((tmp_path / "out" / "results.jsonl").read_text().splitlines()[-1])
-    assert "1 item-attempt(s) failed: {'not_recorded': 1}" in result.output
+    assert "1 item-attempt(s) failed (not_recorded: 1)" in result.output
     assert "· agent recorded responses · attempts" in result.output  # no "(None)" model
     assert f"  1 × {failed['error']['message']}" in result.output
 

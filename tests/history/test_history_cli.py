@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -78,3 +79,34 @@ def test_db_flag_wins_over_the_environment_which_wins_over_the_default(
 def test_a_bad_db_url_exits_2(tmp_path: Path) -> None:
     result = runner.invoke(app, ["history", str(tmp_path), "--db", "mysql://u@h/db"])
     assert result.exit_code == 2 and "SQLite or PostgreSQL" in result.output
+
+
+def test_history_says_what_differs_between_runs_and_what_they_share(
+    tmp_path: Path, make_scorecard: MakeScorecard
+) -> None:
+    """The README's fault runs: the same project, corpus and judge; only the agent's faults
+    option and the output folder tell them apart (issue 11 item 5)."""
+    with HistoryStore(str(tmp_path / HISTORY_FILE)) as store:
+        for name, faults in (("plain", None), ("leaky", ["filter_after_ranking"]),
+                             ("stale", ["keep_superseded"])):  # fmt: skip
+            card = make_scorecard(created_at=f"2026-11-29T23:5{len(name)}:00+00:00")
+            options = {"corpus": "corpus.jsonl", **({"faults": faults} if faults else {})}
+            card["config"]["agent"]["options"] = options
+            if name == "stale":
+                card["config"]["judge"] = {"name": "lexical", "threshold": 0.74}
+            out = tmp_path / "out" / name
+            out.mkdir(parents=True)
+            store.record_run(card, out)
+    result = runner.invoke(app, ["history", str(tmp_path)], env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    text = result.output
+    assert "same in all 3 runs:" in text and "corpus 2026-11" in text and "agent replay" in text
+    assert "agent faults filter_after_ranking" in text and "agent faults keep_superseded" in text
+    assert "agent faults not set" in text  # the plain run
+    assert "judge lexical threshold 0.74" in text and "judge none" in text
+    for name in ("plain", "leaky", "stale"):
+        assert re.search(rf"out \S*out/{name}\b", text), name
+    long = [line for line in text.splitlines() if len(line) > 80]
+    # only a path, whole on its own line, may be longer than the terminal
+    assert all(line.startswith("ragcard history (") or line.strip().count(" ") == 1
+               for line in long), long  # fmt: skip

@@ -25,8 +25,10 @@ ANSWER = "You must give four weeks' notice."
 REPLY = {"declines": "no", "declines_score": 0.05, "addresses": "yes", "addresses_score": 0.9}
 
 
-def ask(task: str, answer: str = ANSWER) -> JudgeContext:
-    return JudgeContext((answer,), (), QUESTION, task)  # type: ignore[arg-type]
+def ask(task: str, answer: str = ANSWER, reference: str | None = None) -> JudgeContext:
+    gold = (Evidence("leave#2", "Anything longer needs at least four weeks' notice."),)
+    return JudgeContext((answer,), gold if reference else (), QUESTION, task,  # type: ignore[arg-type]
+                        reference)  # fmt: skip
 
 
 def test_schema_puts_each_verdict_before_its_score() -> None:
@@ -73,7 +75,11 @@ def test_cache_keys_differ_by_task_and_prompt_version() -> None:
     check = cache_key("llm:m", ANSWER_PROMPT_VERSION, ask("relevance"), task="answer-check")
     assert len({base, check, cache_key("llm:m", "answer-v0", ask("relevance"), task="answer-check"),
                 cache_key("llm:m", PROMPT_VERSION, ask("relevance"))}) == 4  # fmt: skip
-    assert TASK_PROMPT_VERSIONS == {"abstention": "answer-v1", "relevance": "answer-v1"}
+    assert TASK_PROMPT_VERSIONS == {
+        "abstention": "answer-v2", "relevance": "answer-v2", "correctness": "answer-v2"
+    }  # fmt: skip
+    with_reference = ask("relevance", reference="Four weeks.")
+    assert check != cache_key("llm:m", ANSWER_PROMPT_VERSION, with_reference, task="answer-check")
 
 
 async def test_one_request_answers_both_tasks() -> None:
@@ -162,3 +168,46 @@ async def test_question_is_required_and_unknown_tasks_refused() -> None:
     judge = judge_with(lambda r: ok(REPLY))
     with pytest.raises(JudgeError, match="needs the question"):
         await judge.judge(JudgeContext((ANSWER,), (), None, "relevance"))
+
+
+VERDICT = {**REPLY, "verdict": "partial", "verdict_score": 0.6, "deciding_fact": "no Harbour"}
+
+
+async def test_one_request_answers_all_three_tasks_with_the_expected_answer() -> None:
+    seen: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return ok(VERDICT)
+
+    judge = judge_with(handler)
+    expected = "Four weeks' notice, booked in Harbour."
+    (declines,) = await judge.judge(ask("abstention", reference=expected))
+    (grade,) = await judge.judge(ask("correctness", reference=expected))
+    (addresses,) = await judge.judge(ask("relevance", reference=expected))
+    assert len(seen) == 1
+    assert (grade.grade, grade.label, grade.score) == ("partial", "not_supported", 0.6)
+    assert grade.reason == "partial: no Harbour"
+    assert not declines.supported and addresses.supported
+    body = body_of(seen[0])
+    assert body["response_format"]["json_schema"]["schema"] == answer_schema(verdict=True)
+    prompt = body["messages"][1]["content"]
+    assert expected in prompt and "four weeks' notice." in prompt and ANSWER in prompt
+
+
+def test_the_verdict_fields_are_parsed_and_checked() -> None:
+    *_, grade = parse_answer_checks(json.dumps({**REPLY, "verdict": "WRONG"}), verdict=True)
+    assert (grade.grade, grade.label, grade.score) == ("wrong", "contradicted", 0.0)
+    for bad, message in [
+        ({**REPLY}, "'verdict' must be one of"),
+        ({**REPLY, "verdict": "maybe"}, "'verdict' must be one of"),
+        ({**REPLY, "verdict": "correct", "verdict_score": 3}, "in \\[0, 1\\]"),
+    ]:
+        with pytest.raises(JudgeError, match=message):
+            parse_answer_checks(json.dumps(bad), verdict=True)
+
+
+async def test_correctness_without_the_expected_answer_is_a_judge_failure() -> None:
+    judge = judge_with(lambda r: ok(VERDICT))
+    with pytest.raises(JudgeError, match="needs the expected answer"):
+        await judge.judge(ask("correctness"))

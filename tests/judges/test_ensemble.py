@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 
 import ragcard.judges.ensemble_train as ensemble_train
 from ragcard.config import load_config
-from ragcard.errors import ConfigError
+from ragcard.errors import ConfigError, MissingExtraError
 from ragcard.judges import registry
 from ragcard.judges.base import Evidence, JudgeContext, JudgeIdentity, Verdict, answers_task
 from ragcard.judges.embedding import SentenceVectors
@@ -39,7 +39,7 @@ from ragcard.judges.ensemble_train import (
 )
 from ragcard.judges.metaeval.examples import Dataset, LabelledExample
 from ragcard.project import build_run_judge
-from ragcard.reference.embeddings import MODEL_SHA256, embeddings_available
+from ragcard.reference.embeddings import MODEL_SHA256
 
 FIXTURE = Path(__file__).parent / "fixtures" / "lexical_claims.jsonl"
 PASSAGES = (
@@ -352,13 +352,21 @@ def test_train_ensemble_cli_on_own_labels(tmp_path: Path, monkeypatch: pytest.Mo
 # ---- backend = "auto" ----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("available", "expected"), [(True, "ensemble"), (False, "lexical")])
-def test_auto_resolves_to_the_best_installed_judge(
-    monkeypatch: pytest.MonkeyPatch, available: bool, expected: str
-) -> None:
-    monkeypatch.setattr(registry, "_embed_available", lambda: available)
-    assert registry.resolve_backend({"backend": "auto"}) == {"backend": expected}
+def test_auto_is_the_ensemble_whatever_is_installed() -> None:
+    # one judge decides on every install: never a silent switch to lexical
+    assert registry.resolve_backend({"backend": "auto"}) == {"backend": "ensemble"}
     assert registry.resolve_backend({"backend": "lexical"}) == {"backend": "lexical"}
+
+
+def test_auto_on_a_broken_install_is_an_error_that_says_how_to_repair_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import ragcard.reference.embeddings as embeddings
+
+    monkeypatch.setattr(embeddings, "_cache", {})
+    monkeypatch.setattr(embeddings.importlib.util, "find_spec", lambda name: None)
+    with pytest.raises(MissingExtraError, match="pip install --force-reinstall ragcard"):
+        registry.build_judge({"backend": "auto"})
 
 
 def test_auto_takes_no_options(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -380,31 +388,18 @@ def project(tmp_path: Path, judge: str) -> Path:
     return path
 
 
-@pytest.mark.parametrize(("available", "expected"), [(True, "ensemble"), (False, "lexical")])
-def test_auto_records_the_resolved_judge(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, available: bool, expected: str
-) -> None:
-    monkeypatch.setattr(registry, "_embed_available", lambda: available)
-    if available:
-        import ragcard.judges.embedding as embedding
-
-        monkeypatch.setattr(embedding, "load_default_encoder", lambda *a: StubEncoder())
-        monkeypatch.setattr(
-            "ragcard.judges.ensemble.load_default_encoder", lambda *a: StubEncoder()
-        )
+def test_auto_records_the_resolved_judge(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("ragcard.judges.ensemble.load_default_encoder", lambda *a: StubEncoder())
     judge = build_run_judge(load_config(project(tmp_path, '[judge]\nbackend = "auto"\n')))
     assert judge is not None
     identity: dict[str, Any] = judge.identity.to_json()
-    assert identity["name"] == expected and identity["settings"]["requested"] == "auto"
-    if expected == "lexical":  # the shipped calibration still applies
-        assert identity["calibration"] is not None
+    assert identity["name"] == "ensemble" and identity["settings"]["requested"] == "auto"
 
 
 def test_no_judge_section_still_means_no_judge(tmp_path: Path) -> None:
     assert build_run_judge(load_config(project(tmp_path, ""))) is None
 
 
-@pytest.mark.skipif(not embeddings_available(), reason="needs the embed extra")
 def test_real_encoder_judges_the_lexical_fixture() -> None:
     judge = registry.build_judge({"backend": "ensemble"})
     rows = [json.loads(line) for line in FIXTURE.read_text(encoding="utf-8").splitlines()]
@@ -434,7 +429,6 @@ def test_relevance_by_embeddings_and_abstention_by_phrases_are_declared() -> Non
     assert all("question-answer cosine" in (v.reason or "") for v in relevance)
 
 
-@pytest.mark.skipif(not embeddings_available(), reason="needs the embed extra")
 def test_the_shipped_ensemble_carries_its_shipped_calibration() -> None:
     from ragcard.judges.metaeval.calibration import shipped_calibration
 
@@ -443,7 +437,6 @@ def test_the_shipped_ensemble_carries_its_shipped_calibration() -> None:
     assert record is not None and record["judge"]["name"] == "ensemble"
 
 
-@pytest.mark.skipif(not embeddings_available(), reason="needs the embed extra")
 def test_the_ensemble_with_the_local_vote_carries_its_own_shipped_calibration() -> None:
     from importlib import resources
 

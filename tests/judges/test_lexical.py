@@ -33,7 +33,6 @@ LINES = [json.loads(line) for line in FIXTURE.read_text(encoding="utf-8").splitl
 BLIND_SPOTS = {
     "LX-05": ("paraphrase", "supported", "not_supported"),
     "LX-06": ("synonymy", "supported", "not_supported"),
-    "LX-10": ("negation scope", "supported", "contradicted"),
     "LX-15": ("word order and roles", "not_supported", "supported"),
     "LX-16": ("antonymy", "contradicted", "supported"),
     "LX-17": ("number found elsewhere in the passage", "contradicted", "supported"),
@@ -86,8 +85,8 @@ def test_fixture_agreement_through_the_metaeval() -> None:
     evaluation = evaluate_judge(LexicalJudge(), [dataset], threshold="judge")
     report = evaluation.reports[0]
     assert report.n_reported == 22  # nothing tuned: all reported
-    # 13 supported by humans, 5 missed (LX-05/06/10/18/19); 9 not, 3 passed (LX-15/16/17).
-    assert report.confusion == {"tp": 8, "fn": 5, "fp": 3, "tn": 6}
+    # 13 supported by humans, 4 missed (LX-05/06/18/19); 9 not, 3 passed (LX-15/16/17).
+    assert report.confusion == {"tp": 9, "fn": 4, "fp": 3, "tn": 6}
     positions = {r.key: r for r in report.breakdowns if r.by == "support position"}
     assert set(positions) == {"first", "later"} and positions["later"].n == 1
 
@@ -114,7 +113,7 @@ async def test_hard_checks_and_their_switches() -> None:
     assert "appear in no passage" not in (unchecked.reason or "")
     assert unchecked.score == pytest.approx(2 * missing_number.score)  # no hard-fail factor
     negated = await judge_one("The fee is not £25 per month.", passage)
-    assert negated.label == "contradicted" and "not parsed" in (negated.reason or "")
+    assert negated.label == "contradicted" and "opposite polarity" in (negated.reason or "")
     off = LexicalJudge(check_negation=False)
     assert (await judge_one("The fee is not £25 per month.", passage, judge=off)).supported
 

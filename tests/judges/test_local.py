@@ -259,7 +259,7 @@ async def test_answer_check_uses_the_grammar_form_of_its_schema(model_file: Path
     call = loaded(judge).calls[-1]
     assert call["response_format"] == {"type": "json_object", "schema": answer_schema(grammar=True)}
     assert len(loaded(judge).calls) == 2  # support + one answer check for both tasks
-    assert set(judge.identity.tasks) == {"abstention", "relevance"}
+    assert set(judge.identity.tasks) == {"abstention", "relevance", "correctness"}
     judge.close()
     assert "logits_processor" not in call  # probabilities are read for support verdicts only
 

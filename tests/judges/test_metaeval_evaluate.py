@@ -148,7 +148,9 @@ def test_calibration_record_and_line(tmp_path: Path) -> None:
     assert entry["threshold"]["mode"] == "tune" and entry["threshold"]["tuned_on_n"] == 6
     assert set(entry["metrics"]["kappa"]) == {"value", "ci", "n"}
     assert entry["confusion"]["positive_class"] == "supported"
-    assert calibration_line(record) == "judge: score · κ 1.00 vs 5 human labels (WiCE)"
+    assert calibration_line(record) == (
+        "judge: score · κ 1.00 (almost perfect) vs 5 human labels (WiCE)"
+    )
     text = format_meta_evaluation(evaluation)
     assert "tuned on the dev part (6 examples" in text and "Cohen's kappa" in text
 
@@ -159,7 +161,7 @@ def test_calibration_line_pools_and_admits_missing_kappa() -> None:
                                                               for e in DEV + TEST], "mine")]
     )  # fmt: skip
     assert calibration_line(to_calibration(two)) == (
-        "judge: score · κ 1.00 vs 10 human labels (BEGIN, mine)"
+        "judge: score · κ 1.00 (almost perfect) vs 10 human labels (BEGIN, mine)"
     )
     record = {"judge": {"name": "lexical"}, "datasets": [
         {"name": "wice", "n": 358, "metrics": {"kappa": {"value": None}}}]}  # fmt: skip

@@ -47,7 +47,7 @@ async def test_fake_markers_decide_the_yes_no_tasks() -> None:
     assert [v.score for v in relevance] == [1.0, 0.0]
     abstention = await judge.judge(ask("abstention", "ABSTAIN not in the handbook.", "Yes."))
     assert [v.supported for v in abstention] == [True, False]
-    assert set(judge.identity.tasks) == {"relevance", "abstention"}
+    assert set(judge.identity.tasks) == {"relevance", "abstention", "correctness"}
 
 
 async def test_fake_can_be_limited_to_support() -> None:
@@ -98,6 +98,6 @@ async def test_lexical_abstention_is_the_phrase_detector(text: str) -> None:
 
 async def test_lexical_support_is_unchanged_by_tasks() -> None:
     judge = LexicalJudge()
-    assert judge.identity.settings["algorithm"] == "lexical/1"  # its calibration still matches
+    assert judge.identity.settings["algorithm"] == "lexical/2"  # its calibration still matches
     assert judge.identity.prompt_version is None
     assert "relevance" in judge.identity.to_json()["tasks"]

@@ -11,7 +11,13 @@ from typing import Any
 import pytest
 
 from ragcard.evaluation import load_inputs, score_responses
-from ragcard.judges.base import JudgeContext, JudgeError, JudgeIdentity, Verdict
+from ragcard.judges.base import (
+    JudgeContext,
+    JudgeError,
+    JudgeIdentity,
+    Verdict,
+    correctness_verdict,
+)
 from ragcard.judges.fake import FakeJudge
 from ragcard.metrics.base import NEEDS_JUDGE
 from ragcard.metrics.judged import JudgedAnswer
@@ -78,7 +84,7 @@ def test_fake_judge_scores_relevance_over_answered_attempts(mini: Path, tmp_path
     md = (tmp_path / "scorecard.md").read_text()
     assert "| relevance | `answer_relevance` | 1.000" in md
     assert "the judge, from the answer text (fake): 4" in md
-    assert "also judges relevance (fake: marker 'OFF_TOPIC')" in md
+    assert "also judges relevance: fake: marker 'OFF_TOPIC'" in md
 
 
 def test_off_topic_answer_is_a_zero_with_a_diagnosis(mini: Path, tmp_path: Path) -> None:
@@ -135,7 +141,8 @@ def test_rubric_caps_an_answer_that_misses_the_question_without_an_expected_answ
     assert rubric_level(faithful, 1.0) == 3
     assert rubric_level(JudgedAnswer(sentences, (YES,), relevance=NO), 1.0) == 1
     assert rubric_level(JudgedAnswer(sentences, (YES,)), 1.0) == 3  # not asked: no cap
-    with_expected = JudgedAnswer(sentences, (YES,), correctness=YES, relevance=NO)
+    correct = correctness_verdict("correct", 1.0, "states 25 days")
+    with_expected = JudgedAnswer(sentences, (YES,), correctness=correct, relevance=NO)
     assert rubric_level(with_expected, 1.0) == 3  # correctness already says it answers
 
 

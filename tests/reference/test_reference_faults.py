@@ -8,7 +8,7 @@ import pytest
 
 from ragcard.corpus import Corpus
 from ragcard.errors import ConfigError, MissingExtraError
-from ragcard.reference import FAULTS, ReferenceAgent, build_agent, embeddings_available
+from ragcard.reference import FAULTS, ReferenceAgent, build_agent
 
 TODAY = "2026-06-01"
 
@@ -147,16 +147,18 @@ def test_keyword_only_forces_keyword_search(corpus: Corpus) -> None:
     assert agent({"question": "Can I work from home?"})["meta"]["retrieval"] == "keyword"
 
 
-@pytest.mark.skipif(embeddings_available(), reason="the embed extra is installed")
-def test_vector_only_needs_the_embed_extra(corpus: Corpus) -> None:
-    with pytest.raises(MissingExtraError, match=r"ragcard\[embed\]"):
-        build_agent(corpus, faults=["vector_only"], today=TODAY)
+def test_hybrid_never_runs_as_keyword_silently(
+    corpus: Corpus, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Hybrid is the default and stays hybrid; without the encoder (a broken install) it is an
+    error saying how to repair it, never keyword search with other answers."""
+    meta = build_agent(corpus, today=TODAY)({"question": "Can I work from home?"})["meta"]
+    assert meta["retrieval"] == "hybrid"
+    import ragcard.reference.embeddings as embeddings
 
-
-@pytest.mark.skipif(embeddings_available(), reason="the embed extra is installed")
-def test_hybrid_without_the_extra_runs_as_keyword(corpus: Corpus) -> None:
-    agent = build_agent(corpus, today=TODAY)
-    meta = agent({"question": "Can I work from home?"})["meta"]
-    assert meta["retrieval"] == "keyword" and meta["retrieval_requested"] == "hybrid"
+    monkeypatch.setattr(embeddings, "_cache", {})
+    monkeypatch.setattr(embeddings.importlib.util, "find_spec", lambda name: None)
+    with pytest.raises(MissingExtraError, match="force-reinstall ragcard"):
+        build_agent(corpus, today=TODAY)
     with pytest.raises(MissingExtraError, match="onnxruntime"):
-        build_agent(corpus, today=TODAY, embeddings=True)
+        build_agent(corpus, faults=["vector_only"], today=TODAY)

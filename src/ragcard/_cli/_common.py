@@ -6,7 +6,8 @@ import functools
 import logging
 import tomllib
 from collections.abc import Callable
-from typing import Any, ParamSpec, TypeVar
+from pathlib import Path
+from typing import Annotated, Any, ParamSpec, TypeVar
 
 import typer
 from rich.console import Console
@@ -23,6 +24,17 @@ R = TypeVar("R")
 err = Console(stderr=True, soft_wrap=True)
 
 EXIT_SHIP, EXIT_HOLD, EXIT_BAD_INPUT = 0, 1, 2
+
+#: ``--junit FILE`` of ``run`` and ``score`` (``compare`` words its own help).
+JunitOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--junit",
+        metavar="FILE",
+        help="also write JUnit XML for CI: a test case per threshold and per must-pass item, "
+        "failures with their evidence (docs/ci.md)",
+    ),
+]
 
 
 class _Warnings(logging.Handler):

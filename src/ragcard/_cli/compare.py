@@ -12,14 +12,16 @@ from typing import Annotated
 
 import typer
 from rich import box
-from rich.console import Console
+from rich.console import Console, Group, RenderableType
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from ragcard._cli._common import EXIT_HOLD, EXIT_SHIP, err, user_errors
 from ragcard.baseline import Comparison, compare_runs
 from ragcard.errors import ConfigError
 from ragcard.report.comparison import format_measure, render_comparison_markdown
+from ragcard.report.junit import comparison_suites, write_junit
 
 _STYLE = {"regressed": "bold red", "worse": "yellow", "improved": "green", "unchanged": "dim"}
 
@@ -47,6 +49,48 @@ def parse_tolerances(pairs: list[str]) -> tuple[dict[str, float], float]:
     return named, default
 
 
+_COLUMNS = ("Baseline", "Current", "Δ", "95% CI of Δ", "p", "Verdict")
+_WIDTHS = (8, 7, 7, 16, 6, 9)  # the widest a cell of each column gets, header included
+
+
+def _measures_table(comparison: Comparison, width: int, caption: str) -> RenderableType:
+    """One row per measure when the names fit beside the numbers; on a narrower terminal each
+    measure's name gets a line of its own above its numbers (a name is never split)."""
+    names = [f"{m.name} {'↑' if m.higher_is_better else '↓'}" for m in comparison.measures]
+    longest = max((len(name) for name in names), default=7)
+    if longest + sum(_WIDTHS) + 2 * len(_WIDTHS) > width:
+        return _stacked(comparison, names, caption)
+    table = Table(title="Measures", title_justify="left", caption=caption, box=box.SIMPLE_HEAD)
+    table.show_edge, table.collapse_padding = False, True
+    table.add_column("Measure", no_wrap=True)
+    for column in _COLUMNS:
+        table.add_column(column, justify="right", no_wrap=True)
+    for name, m in zip(names, comparison.measures, strict=True):
+        verdict = f"[{_STYLE[m.verdict]}]{m.verdict}[/]"  # the why is in the reasons below
+        table.add_row(escape(name), *format_measure(m), verdict)
+    return table
+
+
+def _numbers(header: bool = False) -> Table:
+    grid = Table.grid(padding=(0, 0, 0, 2))
+    for size in _WIDTHS:
+        grid.add_column(justify="right", no_wrap=True, min_width=size + 2, max_width=size + 2)
+    if header:
+        grid.add_row(*(f"[bold]{column}[/]" for column in _COLUMNS))
+    return grid
+
+
+def _stacked(comparison: Comparison, names: list[str], caption: str) -> RenderableType:
+    """The measures table for a narrow terminal: the name, then its numbers below it."""
+    parts: list[RenderableType] = [Text("Measures", style="italic"), _numbers(header=True)]
+    for name, m in zip(names, comparison.measures, strict=True):
+        row = _numbers()
+        row.add_row(*format_measure(m), f"[{_STYLE[m.verdict]}]{m.verdict}[/]")
+        parts += [Text(name, style="bold"), row]
+    parts.append(Text.from_markup(f"[dim]{caption}[/]"))
+    return Group(*parts)
+
+
 def print_comparison(comparison: Comparison, console: Console, max_flips: int = 20) -> None:
     """The gate on the terminal: measures, flipped items (regressions first), notes, verdict."""
     b, c = comparison.baseline, comparison.current
@@ -63,17 +107,7 @@ def print_comparison(comparison: Comparison, console: Console, max_flips: int = 
         f"{m.name} {m.tolerance:g}" for m in comparison.measures if m.tolerance != usual
     )
     caption = f"tolerance {usual:g}" + (f", except {others}" if others else "")
-    table = Table(
-        title="Measures", title_justify="left", caption=escape(caption), box=box.SIMPLE_HEAD
-    )
-    table.show_edge, table.collapse_padding = False, True
-    table.add_column("Measure", overflow="fold", ratio=1)  # long names fold, numbers stay whole
-    for column in ("Baseline", "Current", "Δ", "95% CI of Δ", "p", "Verdict"):
-        table.add_column(column, justify="right", no_wrap=True)
-    for m in comparison.measures:
-        arrow = "↑" if m.higher_is_better else "↓"
-        verdict = f"[{_STYLE[m.verdict]}]{m.verdict}[/]"  # the why is in the reasons below
-        table.add_row(escape(f"{m.name} {arrow}"), *format_measure(m), verdict)
+    table = _measures_table(comparison, console.width, escape(caption))
     console.print(table)
     if comparison.flips:
         flips = Table(
@@ -92,12 +126,12 @@ def print_comparison(comparison: Comparison, console: Console, max_flips: int = 
         console.print(flips)
         if len(comparison.flips) > max_flips:
             console.print(f"… and {len(comparison.flips) - max_flips} more flipped item(s)")
-    for note in comparison.notes:
-        console.print(f"[yellow]note:[/] {escape(note)}", highlight=False)
+    for note in comparison.notes:  # wrapped between words at the terminal's width
+        console.print(f"[yellow]note:[/] {escape(note)}", highlight=False, soft_wrap=False)
     colour = "green" if comparison.gate == "pass" else "bold red"
     console.print(f"[{colour}]Gate: {comparison.gate.upper()}[/]")
     for reason in comparison.reasons:
-        console.print(f"  • {reason}", highlight=False, markup=False)
+        console.print(f"  • {reason}", highlight=False, markup=False, soft_wrap=False)
 
 
 @user_errors
@@ -119,6 +153,15 @@ def compare_command(
         Path | None,
         typer.Option("--markdown", metavar="FILE", help="also write a pull-request summary"),
     ] = None,
+    junit: Annotated[
+        Path | None,
+        typer.Option(
+            "--junit",
+            metavar="FILE",
+            help="also write JUnit XML for CI: a test case per measure and per must-pass item "
+            "of the current run, regressions as failures (docs/ci.md)",
+        ),
+    ] = None,
 ) -> None:
     """Compare a run with a baseline run: fail when a must-pass item or a measure regressed."""
     tolerances, default = parse_tolerances(tolerance or [])
@@ -131,4 +174,7 @@ def compare_command(
         except OSError as error:
             raise ConfigError(f"--markdown {markdown}: cannot write it ({error})") from None
         err.print(f"wrote {markdown}", highlight=False)
+    if junit is not None:
+        written = write_junit(comparison_suites(comparison, current), junit)
+        err.print(f"wrote {written}", markup=False, highlight=False)
     raise typer.Exit(EXIT_SHIP if comparison.gate == "pass" else EXIT_HOLD)

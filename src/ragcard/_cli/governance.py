@@ -10,6 +10,7 @@ from rich.markup import escape
 
 from ragcard._cli._common import err, user_errors
 from ragcard.project import lock_project_thresholds, stale_inputs
+from ragcard.review.due import review_due
 
 _PROJECT = typer.Argument(help="project folder holding ragcard.toml, or the file")
 _DB = typer.Option("--db", help="run history URL (default: $RAGCARD_HISTORY_URL, \\[history] "
@@ -41,8 +42,11 @@ def stale_command(
     db: Annotated[str | None, _DB] = None,
 ) -> None:
     """Exit 1, naming what changed, when a frozen input differs from the last recorded run
-    (for CI: a change cannot ship without a fresh full run); exit 0 when nothing changed."""
+    (for CI: a change cannot ship without a fresh full run), or a blind review is due (the
+    corpus, a prompt or the model changed since the last review); exit 0 when nothing
+    changed."""
     last, found = stale_inputs(project, db)
+    found = [*found, *review_due(project, db)]
     if found:
         where = f" since run {last.id}" if last is not None else ""
         err.print(f"[bold red]stale[/]{escape(where)}:", highlight=False)

@@ -15,11 +15,12 @@ from typing import Annotated
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
 
 from ragcard._cli._common import user_errors
 from ragcard.errors import ConfigError, InputError, Problem
 from ragcard.history import HistoryStore, RunEntry, default_history_url
+from ragcard.report.runs import differences, pack_parts, run_settings
+from ragcard.review.apply import ship_blockers
 
 __all__ = ["HISTORY_URL_ENV", "history_command", "resolve_history_url", "ship_command"]
 
@@ -60,7 +61,7 @@ def history_command(
     if not entries:
         typer.echo(f"No runs recorded in the history at {where}.")
         return
-    Console(soft_wrap=True).print(_runs_table(entries, where))
+    _print_runs(Console(soft_wrap=True), entries, where)
 
 
 @user_errors
@@ -83,6 +84,7 @@ def ship_command(
             store.record_run(_read_scorecard(folder / "scorecard.json"), folder)
         entry = store.get(run)
         if entry.shipped_at is None:
+            _refuse_unactioned(store, entry)
             entry = store.mark_shipped(entry.id, by=by)
             verb = "shipped"
         else:
@@ -94,24 +96,59 @@ def ship_command(
     )
 
 
-def _runs_table(entries: list[RunEntry], where: str) -> Table:
-    several_projects = len({e.project for e in entries}) > 1
-    table = Table(title=escape(f"ragcard history ({where})"), title_justify="left")
-    table.add_column("id", no_wrap=True)
-    if several_projects:
-        table.add_column("project")
-    table.add_column("date (UTC)", no_wrap=True)  # whole: hashes and names give way first
-    table.add_column("decision", no_wrap=True)
-    for name in ("corpus", "question set", "shipped by"):
-        table.add_column(name, overflow="fold")
-    for e in entries:
-        decision = f"[green]{e.decision}[/]" if e.decision == "ship" else f"[red]{e.decision}[/]"
-        shipped = f"{e.shipped_by}, {e.shipped_at:%Y-%m-%d}" if e.shipped_at else ""
-        version = e.config.get("questions", {}).get("version") or e.questions_sha256[:12]
-        cells = [escape(e.id), *([escape(e.project)] if several_projects else [])]
-        cells += [f"{e.created_at:%Y-%m-%d %H:%M}", decision, escape(e.corpus_version or "?")]
-        table.add_row(*cells, escape(str(version)), escape(shipped))
-    return table
+def _print_runs(console: Console, entries: list[RunEntry], where: str) -> None:
+    """The runs, newest first: one line each (id, date, decision, who shipped it), then what
+    sets the run apart from the others listed; what they all share is said once, above."""
+    console.print(f"ragcard history ({where})", highlight=False, markup=False)
+    found = differences([_settings(e) for e in entries])
+    width = max(console.width, 40)
+    if found.common:
+        shared = [f"{label} {value}" for label, value in found.common.items()]
+        said = f"same in all {len(entries)} runs:" if len(entries) > 1 else "settings:"
+        console.print(said, style="dim", highlight=False)
+        for line in pack_parts(shared, width, "  "):
+            console.print(line, style="dim", highlight=False, markup=False)
+    several = len({e.project for e in entries}) > 1
+    console.print(f"[bold]{'id':<24}  {'date (UTC)':<16}  {'decision':<8}  shipped by[/]",
+                  highlight=False)  # fmt: skip
+    for entry, differs in zip(entries, found.each, strict=True):
+        colour = "green" if entry.decision == "ship" else "red"
+        shipped = f"{entry.shipped_by}, {entry.shipped_at:%Y-%m-%d}" if entry.shipped_at else ""
+        console.print(
+            f"{escape(entry.id):<24}  {entry.created_at:%Y-%m-%d %H:%M}  "
+            f"[{colour}]{escape(entry.decision):<8}[/]  {escape(shipped)}",
+            highlight=False,
+        )
+        if several:  # the project first: it says which runs may be compared at all
+            differs = {"project": differs.pop("project", "—"), **differs}
+        parts = [f"{label} {value}" for label, value in differs.items()]
+        for line in pack_parts(parts, width, "    "):
+            console.print(line, highlight=False, markup=False)
+
+
+def _settings(entry: RunEntry) -> dict[str, str]:
+    settings = run_settings(entry.config, _relative(entry.out_dir))
+    return {"project": entry.project, **settings}
+
+
+def _relative(path: Path) -> str:
+    """``path`` relative to the working directory when it is below it (shorter to read)."""
+    try:
+        return str(Path(path).resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
+def _refuse_unactioned(store: HistoryStore, entry: RunEntry) -> None:
+    """Every answer rated wrong in the run's blind review needs an action before it ships,
+    whatever the decision or an override says (SPEC §2.2; ``ragcard review act``)."""
+    open_items = ship_blockers(store, entry.id)
+    if open_items:
+        raise ConfigError(
+            f"run {entry.id} cannot ship: {len(open_items)} answer(s) rated wrong in its blind "
+            f"review have no action ({', '.join(open_items)}); record each with `ragcard "
+            "review act RUN ITEM --action corpus-fix|rule|authored-answer --by NAME --why …`"
+        )
 
 
 def _recorded(store: HistoryStore, run: str) -> bool:

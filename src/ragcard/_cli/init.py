@@ -1,7 +1,9 @@
-"""``ragcard init``: write a starting ragcard.toml and thresholds file for a kit."""
+"""``ragcard init``: write a starting ragcard.toml and thresholds file for a kit; with
+``--example``, a whole sample project (corpus, questions, a working agent) to run at once."""
 
 from __future__ import annotations
 
+from importlib import resources
 from pathlib import Path
 from typing import Annotated
 
@@ -25,9 +27,10 @@ thresholds = "thresholds.toml"
 type = "callable"
 function = "my_agent:answer"
 
-# The judge behind faithfulness, citation accuracy and the rubric. "auto" = the best offline
-# judge installed: "ensemble" with pip install 'ragcard[embed]', "lexical" without it. Name a
-# backend ("lexical", "ensemble", "local", "llm") to pin it; delete this table for no judge.
+# The judge behind answer correctness, faithfulness, citation accuracy and the rubric.
+# "auto" = the best offline judge, "ensemble" (part of the default install, so every machine
+# decides alike). Name a backend ("lexical", "ensemble", "local", "llm") to pin it; delete
+# this table for no judge.
 [judge]
 backend = "auto"
 
@@ -39,23 +42,69 @@ k = 5
 """
 
 
+_EXAMPLE_FILES = ("corpus.jsonl", "questions.jsonl", "my_agent.py")
+_EXAMPLE_NAME = "sample handbook assistant"
+
+
+def _next_steps(folder: Path, example: bool) -> list[str]:
+    shown = str(folder)
+    if example:
+        return [
+            "next:",
+            f"  ragcard run {shown}              # asks my_agent.py every question 3 times, "
+            "scores, decides",
+            f"  ragcard questions check {shown}  # the question set against the kit's mix",
+            f"  ragcard history {shown}          # the runs recorded so far",
+            "then replace my_agent.py with a call to your agent (docs/agents.md) and the "
+            "corpus and questions with yours (docs/formats.md)",
+        ]
+    return [
+        "next:",
+        f"  write {folder / 'questions.jsonl'} and {folder / 'corpus.jsonl'} "
+        "(docs/formats.md)",
+        f"  write {folder / 'my_agent.py'} with answer(request) -> response (docs/agents.md), "
+        "or change [agent]",
+        f"  check the thresholds and their reasons in {folder / 'thresholds.toml'}",
+        f"  ragcard run {shown}",
+        "or start from a working sample: ragcard init --example FOLDER",
+    ]
+
+
 @user_errors
 def init_command(
     folder: Annotated[Path, typer.Argument(help="project folder to create or fill")] = Path("."),
     kit: Annotated[str, typer.Option(help=f"one of: {', '.join(TEMPLATES)}")] = "knowledge-base",
-    name: Annotated[str, typer.Option(help="project name")] = "my knowledge agent",
+    name: Annotated[str | None, typer.Option(help="project name")] = None,
     force: Annotated[bool, typer.Option(help="overwrite existing files")] = False,
+    example: Annotated[
+        bool,
+        typer.Option(
+            "--example",
+            help="also write a working sample project: corpus.jsonl, questions.jsonl and "
+            "my_agent.py (knowledge-base kit), ready for `ragcard run FOLDER`",
+        ),
+    ] = False,
 ) -> None:
-    """Write ragcard.toml and a thresholds template (fill in the reasons before the first run)."""
+    """Write ragcard.toml and a thresholds template (fill in the reasons before the first run);
+    with --example a whole sample project, and the commands to run next."""
+    if example and kit != "knowledge-base":
+        raise ConfigError("--example is a knowledge-base project: drop --kit or --example")
     thresholds = template_text(kit)
-    folder.mkdir(parents=True, exist_ok=True)
+    project = name or (_EXAMPLE_NAME if example else "my knowledge agent")
     targets = {
-        folder / "ragcard.toml": _CONFIG.format(name=name, kit=kit),
+        folder / "ragcard.toml": _CONFIG.format(name=project, kit=kit),
         folder / "thresholds.toml": thresholds,
     }
+    if example:
+        sample = resources.files("ragcard").joinpath("templates", "example")
+        for file in _EXAMPLE_FILES:
+            targets[folder / file] = sample.joinpath(file).read_text("utf-8")
     existing = [str(p) for p in targets if p.exists()]
     if existing and not force:
         raise ConfigError(f"{', '.join(existing)} already exist(s); pass --force to overwrite")
+    folder.mkdir(parents=True, exist_ok=True)
     for path, text in targets.items():
         path.write_text(text, encoding="utf-8")
-        err.print(f"wrote {path}", markup=False)
+        err.print(f"wrote {path}", markup=False, highlight=False)
+    for line in _next_steps(folder, example):
+        err.print(line, markup=False, highlight=False)

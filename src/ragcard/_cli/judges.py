@@ -16,6 +16,7 @@ import typer
 
 from ragcard._cli._common import err, parse_options, user_errors
 from ragcard.errors import ConfigError
+from ragcard.judges.base import Judge
 from ragcard.judges.metaeval import (
     DEFAULT_DATA_DIR,
     ThresholdMode,
@@ -86,8 +87,9 @@ def evaluate_command(
             "--dataset",
             metavar="NAME|PATH.jsonl",
             help="wice (all 358 claims), wice-100 (published subset), begin, faithbench, "
-            "clapnq-relevance (the relevance task), or your labels file (support or relevance "
-            "labels); repeatable. Default: wice-100, begin, faithbench.",
+            "clapnq-relevance (the relevance task), demo-correctness (the correctness task), "
+            "or your labels file (support, relevance or correctness labels); repeatable. "
+            "Default: wice-100, begin, faithbench.",
         ),
     ] = None,
     data_dir: DataDir = DEFAULT_DATA_DIR,
@@ -117,6 +119,9 @@ def evaluate_command(
     mode = parse_threshold(threshold)
     built = build_judge({"backend": judge, **parse_options(options or [])})
     names = datasets or ["wice-100", "begin", "faithbench"]
+    if any(_correctness_set(name) for name in names):
+        _evaluate_correctness(built, names, seed, save)
+        return
     loaded = load_datasets(names, data_dir, limit, seed)
     if save is not None and any(dataset.task != "support" for dataset in loaded):
         raise ConfigError(
@@ -140,6 +145,37 @@ def evaluate_command(
             highlight=False,
             markup=False,
         )
+
+
+def _correctness_set(name: str) -> bool:
+    from ragcard.judges.metaeval.correctness import BUILTIN_CORRECTNESS, is_correctness_labels
+
+    return name in BUILTIN_CORRECTNESS or (
+        name.endswith(".jsonl") and is_correctness_labels(Path(name))
+    )
+
+
+def _evaluate_correctness(judge: Judge, names: list[str], seed: int, save: Path | None) -> None:
+    """``judges evaluate`` on correctness labels: the judge's grades against the reader's."""
+    from ragcard.judges.base import answers_task
+    from ragcard.judges.metaeval.correctness import (
+        evaluate_correctness,
+        format_correctness,
+        load_correctness,
+    )
+
+    if not all(_correctness_set(name) for name in names):
+        raise ConfigError(
+            "correctness labels and support or relevance labels judge different tasks; "
+            "evaluate each in its own run"
+        )
+    if save is not None:
+        raise ConfigError("--save writes a calibration of support; correctness figures are printed")
+    if not answers_task(judge, "correctness"):
+        raise ConfigError(f"judge '{judge.identity.name}' does not answer the correctness task")
+    for name in names:
+        title, examples = load_correctness(name, seed)
+        typer.echo(format_correctness(evaluate_correctness(judge, title, examples)))
 
 
 @judges_app.command("train-ensemble")

@@ -200,3 +200,52 @@ def import_command(
     _emit(result.to_dict() if as_json else None, render_import(result, str(out)))
     if not result.questions:
         err.print("no question survived the import: check --column and the log")
+
+
+@questions_app.command("amend")
+@user_errors
+def amend_command(
+    items: Annotated[
+        list[str], typer.Argument(metavar="ID...", help="the item(s) whose labels changed")
+    ],
+    reason: Annotated[str, typer.Option("--reason", help="why the label was wrong")],
+    by: Annotated[str, typer.Option("--by", help="who changed it")],
+    project: Annotated[
+        Path, typer.Option("--project", help="project folder (its question set and history)")
+    ] = Path("."),
+    questions: Annotated[
+        Path | None,
+        typer.Option(
+            "--questions", help="a question set scored with `ragcard score`, instead of a project's"
+        ),
+    ] = None,
+    name: Annotated[
+        str | None,
+        typer.Option(
+            "--name", help="with --questions: the --project name given to `ragcard score`"
+        ),
+    ] = None,
+    db: Annotated[
+        str | None, typer.Option("--db", envvar="RAGCARD_HISTORY_URL", help="run history URL")
+    ] = None,
+) -> None:
+    """Record why items' gold passages, expected answer, answerability or expected flag
+    changed: later runs accept the new labels, and the scorecard lists the amendment."""
+    from ragcard.goldset.labellog import amend_items
+    from ragcard.history import HistoryStore, default_history_url
+    from ragcard.project import project_history_url
+
+    if questions is not None:
+        question_set = load_questions(questions)
+        key = name or str(questions.resolve())
+        url = db or default_history_url(questions.resolve().parent)
+    else:
+        config = load_config(project)
+        question_set = load_questions(config.resolve(config.project.questions))
+        key = config.project.name
+        url = db or project_history_url(config)
+    with HistoryStore(url) as store:
+        changes = amend_items(store, key, question_set, items, reason=reason, by=by)
+    for change in changes:
+        typer.echo(f"amended {change.item}: {change.describe()}")
+    err.print(f"recorded by {by.strip()}: {reason.strip()}", markup=False, highlight=False)

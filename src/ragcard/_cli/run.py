@@ -8,9 +8,10 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from ragcard._cli._common import err, parse_options, user_errors
+from ragcard._cli._common import JunitOption, err, parse_options, user_errors
 from ragcard._cli.compare import print_comparison
 from ragcard.errors import ConfigError
+from ragcard.report.junit import comparison_suites, run_suites, write_junit
 from ragcard.report.terminal import print_scorecard
 from ragcard.running import run_evaluation
 
@@ -87,6 +88,7 @@ def run_command(
             "regression gate exits 1"
         ),
     ] = None,
+    junit: JunitOption = None,
 ) -> None:
     """Run the agent of a project on its questions, score every layer and decide ship/hold."""
     if attempts is not None and attempts < 3:
@@ -121,4 +123,9 @@ def run_command(
         + (f"; run saved as {result.eval_path}" if result.eval_path else ""),
         markup=False,
     )
+    if junit is not None:
+        suites = run_suites(result.out_dir)
+        if result.comparison is not None:
+            suites += comparison_suites(result.comparison, result.out_dir)
+        err.print(f"wrote {write_junit(suites, junit)}", markup=False, highlight=False)
     raise typer.Exit(result.exit_code)

@@ -9,11 +9,14 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from ragcard._cli._common import err, parse_options, user_errors
+from ragcard._cli._common import JunitOption, err, parse_options, user_errors
 from ragcard._limits import MAX_K
 from ragcard.errors import ConfigError
 from ragcard.evaluation import load_inputs, score_responses, scoring_settings
+from ragcard.goldset.labellog import checked_labels
+from ragcard.history import HistoryStore, default_history_url
 from ragcard.project import judge_from_spec
+from ragcard.report.junit import run_suites, write_junit
 from ragcard.report.terminal import print_scorecard
 from ragcard.scoring import default_layers, metric_specs
 
@@ -59,6 +62,22 @@ def score_command(
     progress: Annotated[
         bool, typer.Option(help="show a progress bar while the judge works (with --judge)")
     ] = True,
+    db: Annotated[
+        str | None,
+        typer.Option(
+            "--db",
+            envvar="RAGCARD_HISTORY_URL",
+            help="history holding the question set's label log (default: "
+            "$RAGCARD_HISTORY_URL, else ragcard-history.sqlite beside the question set)",
+        ),
+    ] = None,
+    project: Annotated[
+        str | None,
+        typer.Option(
+            help="name of the question set in the label log (default: the questions file's "
+            "path)"
+        ),
+    ] = None,
     judge_option: Annotated[
         list[str] | None,
         typer.Option(
@@ -66,8 +85,10 @@ def score_command(
             "repeatable), e.g. --judge-option base_url=http://127.0.0.1:8080/v1",
         ),
     ] = None,
+    junit: JunitOption = None,
 ) -> None:
-    """Score recorded responses (SPEC §1.4) and decide ship/hold; exit 0 ship, 1 hold."""
+    """Score recorded responses (docs/formats.md#responsesjsonl) and decide ship/hold; exit 0
+    ship, 1 hold."""
     if judge_option and judge is None:
         raise ConfigError("--judge-option goes with --judge NAME")
     day = _date(run_date) if run_date else None
@@ -78,7 +99,18 @@ def score_command(
     try:
         settings = scoring_settings(day, k, non_abstaining_flag or (), False, chosen)
         specs = metric_specs(default_layers(), settings)
-        inputs = load_inputs(questions, corpus, thresholds, responses=responses, specs=specs)
+        inputs = load_inputs(
+            questions,
+            corpus,
+            thresholds,
+            non_abstaining_flags=non_abstaining_flag or (),
+            responses=responses,  # every problem of the four files in one round
+            specs=specs,
+        )
+        history = db or default_history_url(questions.resolve().parent)
+        with HistoryStore(history) as store:
+            key = project or str(questions.resolve())
+            amended = checked_labels(store, key, inputs.questions)
         result = score_responses(
             inputs,
             responses,
@@ -89,6 +121,7 @@ def score_command(
             judge=chosen,
             workers=workers,
             progress=progress,
+            header={"amendments": amended} if amended else None,
         )
     finally:
         close = getattr(chosen, "close", None)
@@ -97,6 +130,8 @@ def score_command(
     if not quiet:
         print_scorecard(result.scorecard, Console(soft_wrap=True))
     err.print(f"wrote {out}/scorecard.md, scorecard.json, results.jsonl", markup=False)
+    if junit is not None:
+        err.print(f"wrote {write_junit(run_suites(out), junit)}", markup=False, highlight=False)
     raise typer.Exit(result.exit_code)
 
 

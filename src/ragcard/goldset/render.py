@@ -10,6 +10,7 @@ from ragcard.goldset.check import CheckReport
 from ragcard.goldset.findings import Finding
 from ragcard.goldset.importing import ImportResult
 from ragcard.goldset.split import SplitPlan
+from ragcard.report.kappa import kappa_reading
 
 __all__ = ["render_agreement", "render_check", "render_import", "render_split"]
 
@@ -22,6 +23,11 @@ def _percent(value: float | None) -> str:
 
 def _number(value: float | None) -> str:
     return "undefined" if value is None else f"{value:.3f}"
+
+
+def _reading(kappa: float | None) -> str:
+    """' (moderate)': Landis & Koch's word for κ, when there is one."""
+    return "" if kappa is None else f" ({kappa_reading(kappa)})"
 
 
 def _items(items: Sequence[str]) -> str:
@@ -107,7 +113,8 @@ def render_agreement(report: AgreementReport) -> str:
     for pair in report.pairs:
         lines.append(
             f"  {pair.first} vs {pair.second}: {pair.items} shared item(s); answerable κ "
-            f"{_number(pair.kappa)} (raw agreement {_percent(pair.answerable_agreement)}, "
+            f"{_number(pair.kappa)}{_reading(pair.kappa)} "
+            f"(raw agreement {_percent(pair.answerable_agreement)}, "
             f"{pair.answerable_items} item(s)); gold Jaccard {_number(pair.gold_jaccard)}, "
             f"exact {_percent(pair.gold_exact)} ({pair.gold_items} item(s))"
         )

@@ -162,7 +162,7 @@ def resolve_targets(
     if heldout_share is not None and not 0.0 <= heldout_share <= 1.0:
         raise ConfigError(f"held-out share must lie between 0 and 1, got {heldout_share}")
     spec = _TargetsFile()
-    source = "SPEC §1.3 defaults"
+    source = "the kit's default shares (docs/formats.md#categories)"
     if path is not None:
         path = Path(path)
         spec = _read_file(path)

@@ -19,7 +19,21 @@ whole answer, named by :attr:`JudgeContext.task`:
   ``claims`` holds the answer text; ``question`` is given as context.
 
 For these, a verdict's ``"supported"`` label reads *yes* and ``"not_supported"`` *no*, and
-``score`` is the judge's belief in *yes*. A backend declares the extra tasks it answers in
+``score`` is the judge's belief in *yes*.
+
+A fourth task grades a whole answer against the item's expected answer:
+
+* ``"correctness"`` — does the answer state what the expected answer states (SPEC §2)?
+  ``claims`` holds the answer text, ``reference`` the expected answer (required),
+  ``question`` the question, ``passages`` the item's gold passages. The verdict's
+  :attr:`Verdict.grade` is ``"correct"`` (every key fact), ``"partial"`` (some of the key
+  facts, nothing false that would change what the asker does) or ``"wrong"`` (a wrong fact, a
+  neighbouring question answered, or an answer that would lead the asker to do the wrong
+  thing); its label mirrors it (``supported`` / ``not_supported`` / ``contradicted``, see
+  :func:`correctness_verdict`), ``score`` is the judge's belief that the answer is correct and
+  ``reason`` the deciding fact. A ``partial`` verdict scoring at least :data:`MAIN_POINT` says
+  the main question is answered and only a secondary detail is missing (rubric level 2, not 1).
+ A backend declares the extra tasks it answers in
 :attr:`JudgeIdentity.tasks` (task → how it answers it, e.g. a prompt version); one that
 declares none answers support only, so a third-party judge written before tasks existed is
 never handed a question it would mistake for support. Ask :func:`answers_task` before asking;
@@ -34,7 +48,10 @@ from typing import Any, Literal, Protocol, get_args, runtime_checkable
 from ragcard.errors import RagcardError
 
 __all__ = [
+    "GRADES",
+    "MAIN_POINT",
     "Evidence",
+    "Grade",
     "Judge",
     "JudgeContext",
     "JudgeError",
@@ -45,13 +62,24 @@ __all__ = [
     "TaskNotSupportedError",
     "Verdict",
     "answers_task",
+    "correctness_verdict",
 ]
 
 Label = Literal["supported", "not_supported", "contradicted"]
 #: What a context asks: support of claims by passages (default), or a yes/no question about a
 #: whole answer (module docstring).
-Task = Literal["support", "relevance", "abstention"]
+Task = Literal["support", "relevance", "abstention", "correctness"]
 TASKS: tuple[Task, ...] = get_args(Task)
+#: A ``partial`` correctness verdict from this score has the main point (module docstring).
+MAIN_POINT = 0.5
+#: A correctness verdict (SPEC §2): the answer against the expected answer.
+Grade = Literal["correct", "partial", "wrong"]
+GRADES: tuple[Grade, ...] = get_args(Grade)
+_GRADE_LABELS: dict[str, Label] = {
+    "correct": "supported",
+    "partial": "not_supported",
+    "wrong": "contradicted",
+}
 
 
 class JudgeError(RagcardError):
@@ -89,6 +117,8 @@ class JudgeContext:
     passages: tuple[Evidence, ...]
     question: str | None = None
     task: Task = "support"
+    #: The expected answer (the ``correctness`` task; answer checks may carry it too).
+    reference: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,10 +132,24 @@ class Verdict:
     passage_id: str | None = None
     span: tuple[int, int] | None = None
     reason: str | None = None
+    #: Only on a ``correctness`` verdict: correct / partial / wrong.
+    grade: Grade | None = None
 
     @property
     def supported(self) -> bool:
         return self.label == "supported"
+
+
+def correctness_verdict(
+    grade: Grade, score: float, reason: str, passage_id: str | None = None
+) -> Verdict:
+    """A ``correctness`` verdict: the grade, with the label that mirrors it (correct →
+    ``supported``, partial → ``not_supported``, wrong → ``contradicted``), the belief that the
+    answer is correct (clipped to [0, 1]) and the deciding fact."""
+    return Verdict(
+        _GRADE_LABELS[grade], round(min(1.0, max(0.0, float(score))), 6), passage_id, None,
+        reason, grade,
+    )  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)

@@ -119,6 +119,8 @@ def cache_key(model: str, prompt_version: str, ctx: JudgeContext, task: str | No
     task = task or ctx.task
     if task != "support":
         canonical["task"] = task
+    if ctx.reference is not None:  # (absent otherwise, so older keys stay what they were)
+        canonical["reference"] = ctx.reference
     text = json.dumps(canonical, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -131,6 +133,7 @@ def _to_json(verdicts: list[Verdict]) -> str:
             "passage_id": v.passage_id,
             "span": list(v.span) if v.span else None,
             "reason": v.reason,
+            **({"grade": v.grade} if v.grade is not None else {}),
         }
         for v in verdicts
     ]
@@ -146,6 +149,7 @@ def _from_json(text: str) -> list[Verdict]:
             row.get("passage_id"),
             tuple(row["span"]) if row.get("span") else None,
             row.get("reason"),
+            row.get("grade"),
         )
         for row in rows
     ]

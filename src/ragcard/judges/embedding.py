@@ -46,7 +46,7 @@ TOML::
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -56,6 +56,8 @@ from numpy.typing import NDArray
 
 from ragcard.errors import ConfigError, MissingExtraError
 from ragcard.judges.base import Evidence, JudgeContext, JudgeIdentity, Label, Verdict
+from ragcard.judges.correctness import ALGORITHM as CORRECTNESS_ALGORITHM
+from ragcard.judges.correctness import SIMILAR_CORRECT, SIMILAR_PARTIAL, grade_answer
 from ragcard.judges.ensemble_model import LogisticModel, load_weights, shipped_weights_path
 from ragcard.judges.lexical import LexicalJudge, split_sentences
 from ragcard.judges.lexical_tasks import TASK_VERSIONS as LEXICAL_TASK_VERSIONS
@@ -85,6 +87,10 @@ def task_versions(relevance_threshold: float = RELEVANCE_THRESHOLD) -> dict[str,
     return {
         "relevance": f"embedding-relevance/1 (question-answer cosine >= {relevance_threshold:g})",
         "abstention": LEXICAL_TASK_VERSIONS["abstention"],
+        "correctness": (
+            f"{CORRECTNESS_ALGORITHM} + embedding similarity (correct from "
+            f"{SIMILAR_CORRECT:g} with every figure, partial from {SIMILAR_PARTIAL:g})"
+        ),
     }
 
 
@@ -188,7 +194,15 @@ async def answer_task(
     vectors: SentenceVectors, ctx: JudgeContext, threshold: float = RELEVANCE_THRESHOLD
 ) -> list[Verdict]:
     """A task about whole answers (``ctx.claims``): relevance by the question–answer cosine
-    (relevant from ``threshold``), anything else as the ``lexical`` judge answers it."""
+    (relevant from ``threshold``), correctness by key facts with the expected answer's best
+    sentence cosine as the meaning score (:func:`ragcard.judges.correctness.grade_answer`),
+    abstention as the ``lexical`` judge answers it."""
+    if ctx.task == "correctness" and ctx.reference:
+        similarity = _similarity(vectors)
+        return [
+            grade_answer(answer, ctx.reference, ctx.question, ctx.passages, similarity=similarity)
+            for answer in ctx.claims
+        ]
     if ctx.task != "relevance" or ctx.question is None or not ctx.claims:
         return await LexicalJudge().judge(ctx)
     rows = vectors.texts([ctx.question, *ctx.claims])
@@ -201,6 +215,17 @@ async def answer_task(
         reason = f"question-answer cosine {cosine:.2f} (relevant from {threshold:g})"
         verdicts.append(Verdict(label, round(min(1.0, max(0.0, float(cosine))), 6), reason=reason))
     return verdicts
+
+
+def _similarity(vectors: SentenceVectors) -> Callable[[str, str], float]:
+    """The best cosine between an expected answer and the answer or one of its sentences."""
+
+    def similarity(expected: str, answer: str) -> float:
+        pieces = [answer, *(answer[s:e] for s, e in split_sentences(answer))]
+        rows = vectors.texts([expected, *dict.fromkeys(pieces)])
+        return float(max(0.0, min(1.0, float((rows[1:] @ rows[0]).max()))))
+
+    return similarity
 
 
 def _remember(

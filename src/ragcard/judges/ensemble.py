@@ -9,8 +9,11 @@ in ``judges/weights/ensemble.json`` (``ensemble-llm.json`` with the LLM vote). T
 records the data it was trained on (never the part reported as its accuracy), its licence and
 credit; ``ragcard judges train-ensemble`` writes a new one from your own labels.
 
-Verdict: ``supported`` when the probability reaches the threshold; otherwise ``contradicted``
-when the lexical judge saw a negation mismatch, else ``not_supported``. Evidence: the lexical
+Verdict: ``supported`` when the probability reaches the threshold and every number, date and
+amount of the claim is stated by one of its evidence sentences (the lexical judge's best 1–2
+and the 3 embedding-nearest); otherwise ``contradicted`` when the lexical judge saw a negation
+mismatch, else ``not_supported`` (a changed figure in an otherwise matching sentence scores at
+most :data:`NUMBER_CAP`). Evidence: the lexical
 judge's best 1–2 sentences, or the embedding-nearest sentence when no word matched.
 
 TOML::
@@ -87,6 +90,7 @@ from ragcard.judges.ensemble_features import (
     FeatureExtractor,
 )
 from ragcard.judges.ensemble_model import LogisticModel, load_weights, shipped_weights_path
+from ragcard.judges.lexical import ALGORITHM_VERSION as LEXICAL_ALGORITHM
 from ragcard.judges.registry import check_options
 
 __all__ = ["EnsembleJudge", "ensemble_available"]
@@ -100,6 +104,11 @@ _OPTIONS: dict[str, type | tuple[type, ...]] = {
     "relevance_threshold": (float, int),
 }
 
+#: The highest score a claim gets when a number of it is in none of its evidence sentences.
+NUMBER_CAP = 0.3
+#: Bumped whenever the verdict rule around the weights changes (recorded in the identity, so a
+#: calibration measured with another rule is not shown as this judge's).
+RULES_VERSION = "ensemble-rules/2"  # 2: numbers must be in the evidence sentences
 #: Where the vote-free model's P(supported) leaves the shipped LLM-vote weights to the LLM
 #: (chosen on the WiCE training claims; see the module docstring).
 DEFAULT_LLM_BAND = (0.10, 0.85)
@@ -214,12 +223,19 @@ class EnsembleJudge:
             label: Label = "supported"
             if score < (self.threshold if with_vote else self.fast_threshold):
                 label = "contradicted" if values["negation_mismatch"] else "not_supported"
+            if features.unmatched_numbers and label == "supported":
+                # a figure its evidence does not state is never supported, however close the
+                # rest of the sentence: a changed amount is the error that matters
+                label, score = "not_supported", min(score, NUMBER_CAP)
             reason = (
                 f"p(supported) {score:.2f}: lexical coverage {values['lexical_coverage']:.0%}, "
                 f"nearest-sentence cosine {values['emb_max']:.2f}"
             )
             if values["numbers_absent"]:
                 reason += ", a number appears in no passage"
+            elif features.unmatched_numbers:
+                shown = ", ".join(features.unmatched_numbers[:4])
+                reason += f", number(s) {shown} in none of its evidence sentences"
             if values["negation_mismatch"]:
                 reason += ", negation on one side only"
             if LLM_FEATURE in values:
@@ -273,6 +289,8 @@ def _identity(
     training = model.record.get("training", {})
     names = [str(d.get("dataset")) + " " + str(d.get("part")) for d in training.get("data", [])]
     settings: dict[str, Any] = {
+        "rules": RULES_VERSION,
+        "lexical": LEXICAL_ALGORITHM,
         "weights": str(weights) if weights else Path(model.source).name,
         "weights_date": model.record.get("date"),
         "trained_on": ", ".join(names) or None,

@@ -84,6 +84,9 @@ class ClaimFeatures:
     lexical: Verdict
     passage_id: str | None
     span: tuple[int, int] | None
+    #: The claim's numbers, dates and amounts that no evidence sentence states (the lexical
+    #: judge's best 1–2 sentences and the embedding-nearest ones).
+    unmatched_numbers: tuple[str, ...] = ()
 
     def vector(self, names: tuple[str, ...]) -> NDArray[np.float64]:
         return np.array([self.values[name] for name in names], dtype=np.float64)
@@ -166,7 +169,26 @@ class FeatureExtractor:
         if (passage_id is None or span is None) and ranked:
             passage, span = matches.sentences[ranked[0]]
             passage_id = index.passages[passage].id
-        return ClaimFeatures(values, lexical, passage_id, span)
+        return ClaimFeatures(
+            values, lexical, passage_id, span, _unmatched(claim, lexical, index, matches, top)
+        )
+
+
+def _unmatched(
+    claim: str, lexical: Verdict, index: _Index, matches: SentenceMatches, top: list[int]
+) -> tuple[str, ...]:
+    """The claim's numbers stated by none of its evidence sentences."""
+    wanted = numbers_in(claim)
+    if not wanted:
+        return ()
+    stated: set[str] = set()
+    if lexical.passage_id is not None and lexical.span is not None:
+        passage = next(p for p in index.passages if p.id == lexical.passage_id)
+        stated |= numbers_in(passage.text[lexical.span[0] : lexical.span[1]])
+    for i in top:
+        passage_index, (start, end) = matches.sentences[i]
+        stated |= numbers_in(index.passages[passage_index].text[start:end])
+    return tuple(sorted(wanted - stated))
 
 
 def _share(part: set[str], whole: set[str]) -> float:

@@ -8,8 +8,11 @@ ordinary prose never trips them by accident.
 
 The yes/no tasks follow the same idea: an answer containing ``off_topic_marker`` (default
 ``OFF_TOPIC``) does not address the question, any other does; an answer containing
-``abstain_marker`` (default ``ABSTAIN``) declines, any other does not. ``tasks`` (default all)
-lists the tasks it answers, so tests can also exercise a judge that answers support only.
+``abstain_marker`` (default ``ABSTAIN``) declines, any other does not. Correctness too: an
+answer containing ``wrong_marker`` (default ``WRONG``) is ``wrong``, one containing
+``partial_marker`` (default ``PARTIAL``) is ``partial``, any other ``correct``. ``tasks``
+(default all) lists the tasks it answers, so tests can also exercise a judge that answers
+support only.
 
 In a ``ragcard.toml``::
 
@@ -28,11 +31,13 @@ from typing import Any, cast, get_args
 from ragcard.errors import ConfigError
 from ragcard.judges.base import (
     TASKS,
+    Grade,
     JudgeContext,
     JudgeIdentity,
     Label,
     TaskNotSupportedError,
     Verdict,
+    correctness_verdict,
 )
 from ragcard.judges.registry import check_options
 
@@ -58,6 +63,8 @@ class FakeJudge:
         off_topic_marker: str = "OFF_TOPIC",
         abstain_marker: str = "ABSTAIN",
         tasks: Sequence[str] = TASKS,
+        wrong_marker: str = "WRONG",
+        partial_marker: str = "PARTIAL",
     ) -> None:
         problems = [
             f"label {value!r} for claim {claim!r}"
@@ -84,7 +91,15 @@ class FakeJudge:
             "relevance": (_word(off_topic_marker), False),
             "abstention": (_word(abstain_marker), True),
         }
-        words = {"relevance": off_topic_marker, "abstention": abstain_marker}
+        self._grades: list[tuple[re.Pattern[str], Grade]] = [
+            (_word(wrong_marker), "wrong"),
+            (_word(partial_marker), "partial"),
+        ]
+        words = {
+            "relevance": off_topic_marker,
+            "abstention": abstain_marker,
+            "correctness": f"{wrong_marker}/{partial_marker}",
+        }
         self.identity = JudgeIdentity(
             name="fake",
             settings={
@@ -110,6 +125,8 @@ class FakeJudge:
                 "off_topic_marker": str,
                 "abstain_marker": str,
                 "tasks": list,
+                "wrong_marker": str,
+                "partial_marker": str,
             },
         )
         return cls(**checked)
@@ -128,6 +145,8 @@ class FakeJudge:
         if ctx.task != "support":
             if ctx.task not in self.identity.tasks:
                 raise TaskNotSupportedError("fake", ctx.task)
+            if ctx.task == "correctness":
+                return [self._grade(answer) for answer in ctx.claims]
             pattern, when_marked = self._yes_no[ctx.task]
             verdicts = []
             for answer in ctx.claims:
@@ -147,6 +166,16 @@ class FakeJudge:
             else:
                 verdicts.append(Verdict(label, _SCORES[label], reason="fake"))
         return verdicts
+
+
+    def _grade(self, answer: str) -> Verdict:
+        for pattern, grade in self._grades:
+            if pattern.search(answer):
+                return correctness_verdict(grade, _GRADE_SCORES[grade], "fake: marker found")
+        return correctness_verdict("correct", 1.0, "fake: no marker")
+
+
+_GRADE_SCORES: dict[str, float] = {"correct": 1.0, "partial": 0.5, "wrong": 0.0}
 
 
 def _word(word: str) -> re.Pattern[str]:

@@ -13,11 +13,12 @@ Two hard checks override the score:
 
 * **Numbers** — a number, date or amount in the claim (``1998``, ``$160 million``, ``five``)
   that appears nowhere in the passages makes the claim ``not_supported``.
-* **Negation** — when the matched sentences would support the claim but one side carries a
-  negation word (``not``, ``never``, ``no``, ``n't``…) and the other does not, the claim is
-  ``contradicted``. Negation *scope* is not parsed: "not only X but Y" counts as negated, and a
-  negation elsewhere in the matched sentence flips the verdict even when it is about
-  something else.
+* **Negation** — when the matched sentences would support the claim but a clause of the claim
+  and the passage clause that holds most of its words differ in polarity (a negation word —
+  ``not``, ``never``, ``no``, ``n't``… — or an antonym such as "closed" for "not open", an even
+  number cancelling), the claim is ``contradicted`` (:func:`negation_clash`). Negation is read
+  per clause, not parsed: a "cannot" elsewhere in the matched sentence, about something else,
+  no longer flips the verdict, but "not only X but Y" still reads as negative.
 
 A failed hard check multiplies the score by :data:`HARD_FAIL_FACTOR`, so the score stays a
 graded belief that ranks such claims low, and the label never says ``supported``.
@@ -28,8 +29,9 @@ What it cannot see, by construction:
   scores low and is marked ``not_supported``.
 * **Derivational morphology** — "creation" does not match "created".
 * **Word order and roles** — "A hired B" is fully covered by "B hired A".
-* **Negation scope, antonyms, wrong values** — "rose" vs "fell" is not a contradiction to it;
-  a wrong number is ``not_supported``, never ``contradicted``.
+* **Most antonyms, wrong values** — beyond a short list ("closed", "unpaid", "prohibited"…),
+  "rose" vs "fell" is not a contradiction to it; a wrong number is ``not_supported``, never
+  ``contradicted``; "not only X but Y" still reads as negative.
 * **World knowledge and inference** — anything the passages imply but do not say.
 
 It is a baseline and an offline default, not a faithfulness oracle: run
@@ -70,6 +72,7 @@ __all__ = [
     "HARD_FAIL_FACTOR",
     "LexicalJudge",
     "content_terms",
+    "negation_clash",
     "numbers_in",
     "split_sentences",
     "stem",
@@ -83,7 +86,7 @@ DEFAULT_THRESHOLD = 0.74
 HARD_FAIL_FACTOR = 0.5
 #: Bumped whenever tokenising, weighting or the checks change: a calibration is only valid
 #: for the algorithm version it was measured on.
-ALGORITHM_VERSION = "lexical/1"
+ALGORITHM_VERSION = "lexical/2"  # 2: negation per clause, antonyms
 
 _STOPWORDS = frozenset(
     """a about above after again against all also am an and any are as at be because been
@@ -193,6 +196,63 @@ def numbers_in(text: str) -> set[str]:
 
 def _negated(text: str) -> bool:
     return any(_is_negation(token) for token in _tokens(text))
+
+
+_CLAUSE = re.compile(
+    r"[;:,()\u2013\u2014]|(?<=[.!?])\s+|\s(?:and|but|or|which|while|whereas|although|so|unless)\s",
+    re.I,
+)
+#: Antonyms read as a negation of their base ("closed" = "not open"), so that "the branch is
+#: closed on Sundays" agrees with "does not open on Sundays".
+_ANTONYMS = frozenset(
+    "closed closes shut unpaid forbidden prohibited banned disallowed ineligible excluded "
+    "exclude excludes refused rejected denied".split()
+)
+
+
+def _clause_negative(text: str) -> bool:
+    flips = sum(1 for t in _tokens(text) if _is_negation(t) or t in _ANTONYMS)
+    return flips % 2 == 1
+
+
+def _clause_terms(text: str) -> set[str]:
+    return {stem(t) for t in _tokens(text) if t not in _STOPWORDS and not _is_negation(t)
+            and len(t) > 1 and not t[0].isdigit()}  # fmt: skip
+
+
+def negation_clash(claim: str, evidence: str, match: float = 0.6) -> str | None:
+    """Why ``claim`` contradicts ``evidence`` by negation, or None.
+
+    Negation is read per clause. For each clause of the claim with two content words or more,
+    the evidence clauses that cover its words are taken greedily (the one holding most of
+    them, then the one adding most of the rest, and so on while one adds any); when they cover
+    at least ``match`` of its words, their polarity together (negation words and antonyms such
+    as "closed" counted, an even number cancelling) must be the claim clause's. So "the
+    portrait … hangs in Gallery 4 and is not available for loan" still contradicts "the
+    portrait … is available for loan", while a "cannot" in a clause about something else no
+    longer flips the verdict."""
+    pieces = [(piece, _clause_terms(piece)) for piece in _CLAUSE.split(evidence) if piece.strip()]
+    for clause in (p for p in _CLAUSE.split(claim) if p.strip()):
+        terms = _clause_terms(clause)
+        if len(terms) < 2:
+            continue
+        covered: set[str] = set()
+        chosen: list[str] = []
+        while True:
+            piece, own = max(
+                pieces, key=lambda p: len((terms - covered) & p[1]), default=("", set())
+            )
+            if not (terms - covered) & own:
+                break
+            covered |= terms & own
+            chosen.append(piece)
+        if len(covered) < match * len(terms):
+            continue
+        negative = sum(_clause_negative(piece) for piece in chosen) % 2 == 1
+        if negative != _clause_negative(clause):
+            said = "; ".join(piece.strip() for piece in chosen)
+            return f"opposite polarity: claim '{clause.strip()}', passage '{said}'"
+    return None
 
 
 def split_sentences(text: str) -> list[tuple[int, int]]:
@@ -348,13 +408,9 @@ class LexicalJudge:
         label: Label = "supported" if coverage >= self.threshold else "not_supported"
         if label == "supported" and self.check_negation:
             text = index.passages[match.passage].text[match.span[0] : match.span[1]]
-            if _negated(claim) != _negated(text):
-                side = (
-                    "the claim is negated and the passage is not"
-                    if _negated(claim)
-                    else ("the passage is negated and the claim is not")
-                )
-                reason = f"{side} (negation scope is not parsed); {shown}"
+            clash = negation_clash(claim, text)
+            if clash is not None:
+                reason = f"{clash}; {shown}"
                 score = coverage * HARD_FAIL_FACTOR
                 return Verdict("contradicted", score, passage_id, span, reason)
         return Verdict(label, coverage, passage_id, span, shown)

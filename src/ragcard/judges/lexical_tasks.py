@@ -7,6 +7,8 @@
   :data:`RELEVANCE_THRESHOLD`.
 * **abstention** — the refusal phrase list of :mod:`ragcard.judges.refusals`, exactly as the
   abstention layer uses it without a judge, so the lexical judge changes no abstention decision.
+* **correctness** — the expected answer's key facts found in the answer, a conflicting value
+  or polarity being ``wrong`` (:mod:`ragcard.judges.correctness`).
 
 What relevance by coverage cannot see: an answer in other words ("How much holiday…?" — "25
 days a year") scores low; an answer that repeats the question's words without answering it
@@ -25,7 +27,9 @@ are search-style questions with long answers; measure on your own data before tr
 
 from __future__ import annotations
 
-from ragcard.judges.base import JudgeContext, Label, TaskNotSupportedError, Verdict
+from ragcard.judges.base import JudgeContext, JudgeError, Label, TaskNotSupportedError, Verdict
+from ragcard.judges.correctness import ALGORITHM as CORRECTNESS_ALGORITHM
+from ragcard.judges.correctness import grade_answer
 from ragcard.judges.lexical import _surface_forms, stem
 from ragcard.judges.refusals import refusal_phrase
 
@@ -33,6 +37,7 @@ __all__ = [
     "PREFIX",
     "RELEVANCE_THRESHOLD",
     "TASK_VERSIONS",
+    "correctness_of",
     "judge_task",
     "question_coverage",
 ]
@@ -45,6 +50,7 @@ PREFIX = 5
 TASK_VERSIONS = {
     "relevance": f"lexical-relevance/1 (question-term coverage >= {RELEVANCE_THRESHOLD:g})",
     "abstention": "refusal-phrases/1",
+    "correctness": CORRECTNESS_ALGORITHM,
 }
 
 _QUESTION_FRAME = frozenset(
@@ -103,4 +109,13 @@ def judge_task(ctx: JudgeContext) -> list[Verdict]:
         return [_relevance(ctx.question, answer) for answer in ctx.claims]
     if ctx.task == "abstention":
         return [_abstention(answer) for answer in ctx.claims]
+    if ctx.task == "correctness":
+        return [correctness_of(ctx, answer) for answer in ctx.claims]
     raise TaskNotSupportedError("lexical", ctx.task)
+
+
+def correctness_of(ctx: JudgeContext, answer: str) -> Verdict:
+    """The key-fact grade of ``answer`` against ``ctx.reference`` (required)."""
+    if not ctx.reference:
+        raise JudgeError("correctness needs the expected answer (JudgeContext.reference)")
+    return grade_answer(answer, ctx.reference, ctx.question, ctx.passages)

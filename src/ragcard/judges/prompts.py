@@ -176,7 +176,7 @@ def reply_schema(ctx: JudgeContext, *, positional: bool = False) -> dict[str, An
     """The reply schema for ``ctx``: :func:`verdict_schema` for support, the answer-check
     schema for the yes/no tasks (``positional``: the grammar form, for llama.cpp)."""
     if ctx.task != "support":
-        return answer_schema(grammar=positional)
+        return answer_schema(grammar=positional, verdict=ctx.reference is not None)
     return verdict_schema(len(ctx.claims), [p.id for p in ctx.passages], positional=positional)
 
 
@@ -418,11 +418,16 @@ class ChatJudge:
             raise TaskNotSupportedError(self.backend, ctx.task)
         if ctx.question is None:
             raise JudgeError(f"{self.backend} judge: {ctx.task} needs the question")
+        if ctx.task == "correctness" and not ctx.reference:
+            raise JudgeError(f"{self.backend} judge: correctness needs the expected answer")
         position = ANSWER_TASKS.index(ctx.task)
         verdicts = []
         for answer in ctx.claims:
-            checks = await self._answer_checks(JudgeContext((answer,), (), ctx.question, ctx.task))
+            checks = await self._answer_checks(dataclasses.replace(ctx, claims=(answer,)))
             verdicts.append(checks[position])
+        # a grade keeps its own label: the support threshold does not apply to it
+        if ctx.task == "correctness":
+            return verdicts
         return self._decide(verdicts)
 
     async def _answer_checks(self, ctx: JudgeContext) -> list[Verdict]:
@@ -456,10 +461,14 @@ class ChatJudge:
         return verdicts
 
     async def _ask_answer(self, ctx: JudgeContext) -> list[Verdict]:
-        messages = build_answer_messages(ctx.question or "", ctx.claims[0])
+        verdict = ctx.reference is not None
+        messages = build_answer_messages(
+            ctx.question or "", ctx.claims[0], ctx.reference, ctx.passages
+        )
         return await self._ask_until_usable(
-            messages, ctx, self.max_tokens or 128, lambda reply: parse_answer_checks(reply.text),
-            "the JSON object with the four fields",
+            messages, ctx, self.max_tokens or (224 if verdict else 128),
+            lambda reply: parse_answer_checks(reply.text, verdict),
+            f"the JSON object with the {7 if verdict else 4} fields",
         )  # fmt: skip
 
     async def _ask(self, ctx: JudgeContext) -> list[Verdict]:

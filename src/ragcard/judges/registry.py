@@ -13,9 +13,11 @@ its judge (the :class:`~ragcard.judges.base.Judge` protocol with a
 :class:`~ragcard.judges.base.JudgeIdentity`); each error names the plugin and what is wrong.
 
 There is no default backend: a configuration without ``backend`` is an error, so nothing ever
-calls a paid API behind the user's back. ``backend = "auto"`` picks the best *offline* judge
-installed — ``ensemble`` when the ``embed`` extra is there, ``lexical`` otherwise
-(:func:`resolve_backend`) — and the judge it builds records its own name, never "auto".
+calls a paid API behind the user's back. ``backend = "auto"`` is the best *offline* judge,
+``ensemble`` (:func:`resolve_backend`), whatever else is installed: its packages are part of the
+default install, and a broken install is an error that says how to repair it — never a silent
+switch to another judge, which would change the decision. The judge it builds records its own
+name, never "auto".
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from ragcard.judges.base import Judge, JudgeIdentity
 
 __all__ = [
     "AUTO",
+    "AUTO_BACKEND",
     "BUILTIN_JUDGES",
     "ENTRY_POINT_GROUP",
     "build_judge",
@@ -67,17 +70,13 @@ def judge_names() -> list[str]:
     return [*BUILTIN_JUDGES, *plugins]
 
 
-def _embed_available() -> bool:
-    """Whether the ``embed`` extra is installed (a seam tests replace)."""
-    from ragcard.reference.embeddings import embeddings_available
-
-    return embeddings_available()
+#: What ``backend = "auto"`` resolves to, on every install.
+AUTO_BACKEND = "ensemble"
 
 
 def resolve_backend(spec: Mapping[str, Any]) -> dict[str, Any]:
-    """``spec`` with ``backend = "auto"`` replaced by ``ensemble`` (``embed`` extra installed)
-    or ``lexical``; any other spec unchanged. ``auto`` takes no options: they would mean
-    different things to the two judges, so name the backend to set them."""
+    """``spec`` with ``backend = "auto"`` replaced by :data:`AUTO_BACKEND`; any other spec
+    unchanged. ``auto`` takes no options: name the backend to set them."""
     resolved = dict(spec)
     if resolved.get("backend") != AUTO:
         return resolved
@@ -85,9 +84,9 @@ def resolve_backend(spec: Mapping[str, Any]) -> dict[str, Any]:
     if extra:
         raise ConfigError(
             f"judge: backend 'auto' takes no options (got {', '.join(extra)}); name the "
-            "backend (ensemble or lexical) to set options"
+            f"backend ({AUTO_BACKEND}) to set options"
         )
-    resolved["backend"] = "ensemble" if _embed_available() else "lexical"
+    resolved["backend"] = AUTO_BACKEND
     return resolved
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import re
 
-__all__ = ["numbers", "quantities", "words"]
+__all__ = ["numbers", "quantities", "states_something", "words"]
 
 _WORD = re.compile(r"[a-z0-9]+(?:[.,'][a-z0-9]+)*")
 # Amounts, percentages, dates, times and plain numbers with at least two digits: "£58,000",
@@ -43,3 +43,16 @@ def quantities(text: str) -> frozenset[str]:
     facts that typically change between versions of a policy."""
     counted = {f"{n} {unit.lower().rstrip('s')}" for n, unit in _QUANTITY.findall(text)}
     return numbers(text) | counted
+
+
+#: Words that say nothing a passage could support: a sentence of only these is not a claim.
+_PHATIC = frozenset(
+    "yes no yeah nope ok okay sure thanks thank you hello hi hey please sorry well of course "
+    "indeed certainly absolutely right great good morning afternoon evening dear".split()
+)
+
+
+def states_something(sentence: str) -> bool:
+    """Whether a sentence makes a claim (a word beyond "Yes.", "No.", "Thanks!" and the like);
+    faithfulness counts only the sentences that do."""
+    return any(word not in _PHATIC for word in words(sentence))

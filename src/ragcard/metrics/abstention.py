@@ -17,7 +17,7 @@ from typing import Any
 from ragcard.judges.refusals import detect_abstention_phrase
 from ragcard.metrics.base import AttemptContext, LayerScore, MetricSpec, ScoringSettings
 from ragcard.metrics.judged import JudgedAnswer
-from ragcard.questions import Question
+from ragcard.questions import Question, is_abstention_flag
 from ragcard.responses import AgentResponse
 
 __all__ = [
@@ -37,7 +37,7 @@ def abstention_of(
     ``judged``: the judge's verdicts on this answer, when the run has a judge."""
     if response.abstained is not None:
         return response.abstained, "field"
-    if response.flag and response.flag not in settings.non_abstaining_flags:
+    if is_abstention_flag(response.flag, settings.non_abstaining_flags):
         return True, "flag"
     if judged is not None and judged.abstention is not None:
         return judged.abstention.supported, "judge"

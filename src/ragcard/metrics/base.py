@@ -48,7 +48,12 @@ _NAME = re.compile(r"^(?P<base>[a-z_][a-z0-9_]*?)(?:@(?P<k>\d+))?(?:\[(?P<label>
 
 @dataclass(frozen=True, slots=True)
 class MetricSpec:
-    """One measure: canonical name, layer, aggregation kind and direction."""
+    """One measure: canonical name, layer, aggregation kind and direction.
+
+    ``share``: a ``mean`` whose per-item values are shares in [0, 1] (mrr, id recall,
+    faithfulness…). When every item's value is 0 or 1 such a mean is a proportion and gets a
+    Wilson interval, as a rate does (a bootstrap over all-equal values collapses to a point).
+    """
 
     name: str
     layer: str
@@ -57,6 +62,7 @@ class MetricSpec:
     description: str
     empty_reason: str
     quantile: float | None = None
+    share: bool = False
 
     @property
     def base(self) -> str:

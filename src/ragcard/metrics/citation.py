@@ -52,6 +52,7 @@ class CitationLayer:
                 False,
                 "share of answer sentences without a citation",
                 "no answered item",
+                share=True,
             ),
         )
 

@@ -8,15 +8,23 @@ batched per answer (all sentences in one call per passage set), and returns a fr
 * every sentence against each passage it cites (citation accuracy, per pair);
 * every sentence against the not-in-force versions of the documents in play (superseded
   answers by content: supported by an old version and not by what is in force);
-* the expected answer against the answer text (the rubric's "is it correct and complete?");
+* the answer against the item's expected answer, given the question and the gold passages
+  (the ``correctness`` task: correct / partial / wrong; answer correctness and the rubric). A
+  judge that does not answer that task is asked instead whether the answer supports the
+  expected answer (contradicted → wrong, supported → correct, else partial from a score of
+  0.5, wrong below), and the verdict says so;
 * two yes/no questions about the whole answer, when the judge answers them
   (:func:`ragcard.judges.base.answers_task`): does it address the question (answer relevance),
   and — when the agent sent no ``abstained`` field — does it decline (abstention from text).
 
+Every question about the whole answer carries the same context (answer, gold passages,
+question, expected answer), so a chat judge answers them all in one request.
+
 A judge failure on support is kept on the answer (``error``) and turns the judge-dependent
-measures of that item into "unscored: judge failed", never a zero. A yes/no question the judge
-cannot answer, or failed on, leaves its verdict None with the reason in ``notes``: the
-abstention layer then falls back to its phrase list, answer relevance is unscored on the item.
+measures of that item into "unscored: judge failed", never a zero. A question about the whole
+answer the judge cannot answer, or failed on, leaves its verdict None with the reason in
+``notes``: the abstention layer then falls back to its phrase list, answer relevance and
+answer correctness are unscored on the item.
 """
 
 from __future__ import annotations
@@ -26,6 +34,7 @@ from dataclasses import dataclass, replace
 from ragcard.corpus import Corpus, Passage
 from ragcard.judges.base import (
     Evidence,
+    Grade,
     Judge,
     JudgeContext,
     JudgeError,
@@ -33,6 +42,7 @@ from ragcard.judges.base import (
     TaskNotSupportedError,
     Verdict,
     answers_task,
+    correctness_verdict,
 )
 from ragcard.questions import Question
 from ragcard.responses import AgentResponse
@@ -57,7 +67,8 @@ class JudgedAnswer:
     notes: tuple[tuple[str, str], ...] = ()
 
     def note(self, task: str) -> str | None:
-        """Why there is no verdict on ``task`` (``abstention``/``relevance``), if known."""
+        """Why there is no verdict on ``task`` (``abstention``, ``relevance``,
+        ``correctness``), if known."""
         return next((why for name, why in self.notes if name == task), None)
 
 
@@ -88,26 +99,34 @@ async def judge_answer(
     """All the judge calls for one answer; ``in_force`` = ids in force on the run date."""
     sentences = tuple(response.sentences())
     if not sentences:
-        empty = (("abstention", "empty answer"), ("relevance", "empty answer"))
+        empty = tuple((task, "empty answer") for task in ("abstention", "relevance", "correctness"))
         return JudgedAnswer(sentences, notes=empty)
+    whole = JudgeContext(
+        (response.answer,),
+        _evidence([p for gid in question.gold_ids if (p := corpus.get(gid)) is not None]),
+        question.question,
+        reference=question.expected_answer or None,
+    )
     abstention: Verdict | None = None
     notes: list[tuple[str, str]] = []
     if response.abstained is None:  # the agent did not say: ask the judge
-        abstention, why = await _ask_yes_no(judge, "abstention", question, response)
+        abstention, why = await _ask_whole(judge, "abstention", whole)
         notes += [("abstention", why)] if why else []
-    relevance, why = await _ask_yes_no(judge, "relevance", question, response)
+    relevance, why = await _ask_whole(judge, "relevance", whole)
     notes += [("relevance", why)] if why else []
+    correctness: Verdict | None = None
+    if whole.reference is not None:
+        correctness, why = await _correctness(judge, whole, whole.reference)
+        notes += [("correctness", why)] if why else []
     checked = JudgedAnswer(sentences, abstention=abstention, relevance=relevance,
-                           notes=tuple(notes))  # fmt: skip
+                           correctness=correctness, notes=tuple(notes))  # fmt: skip
     try:
-        support, citations, stale, correctness = await _judge_support(
+        support, citations, stale = await _judge_support(
             judge, question, response, corpus, sentences, in_force
         )
     except JudgeError as error:
         return replace(checked, error=str(error))
-    return replace(
-        checked, support=support, citations=citations, stale=stale, correctness=correctness
-    )
+    return replace(checked, support=support, citations=citations, stale=stale)
 
 
 async def _judge_support(
@@ -117,9 +136,8 @@ async def _judge_support(
     corpus: Corpus,
     sentences: tuple[str, ...],
     in_force: set[str],
-) -> tuple[tuple[Verdict, ...], _Pairs, _Pairs, Verdict | None]:
-    """Support of the sentences by the passages seen, by the passages cited, by old versions;
-    and of the expected answer by the answer."""
+) -> tuple[tuple[Verdict, ...], _Pairs, _Pairs]:
+    """Support of the sentences by the passages seen, by the passages cited, by old versions."""
     visible = [
         p
         for pid in response.retrieved_ids
@@ -132,25 +150,42 @@ async def _judge_support(
         )
     citations = await _judge_citations(judge, question, response, corpus, sentences)
     stale = await _judge_stale(judge, question, response, corpus, sentences, in_force)
-    correctness = None
-    if question.expected_answer:
-        (correctness,) = await judge.judge(
-            JudgeContext(
-                (question.expected_answer,),
-                (Evidence("answer", response.answer),),
-                question.question,
-            )
-        )
-    return support, citations, stale, correctness
+    return support, citations, stale
 
 
-async def _ask_yes_no(
-    judge: Judge, task: Task, question: Question, response: AgentResponse
+async def _correctness(
+    judge: Judge, whole: JudgeContext, reference: str
 ) -> tuple[Verdict | None, str | None]:
-    """The judge's verdict on a yes/no task about the answer, or why there is none."""
+    """The correctness verdict on the answer, or why there is none: from the ``correctness``
+    task, or, for a judge without it, from support of the expected answer by the answer."""
+    if answers_task(judge, "correctness"):
+        return await _ask_whole(judge, "correctness", whole)
+    ctx = JudgeContext((reference,), (Evidence("answer", whole.claims[0]),), whole.question)
+    try:
+        (support,) = await judge.judge(ctx)
+    except (JudgeError, ValueError) as error:
+        return None, f"judge failed: {error}"
+    name = judge.identity.name
+    if support.label == "contradicted":
+        grade: Grade = "wrong"
+    elif support.supported:
+        grade = "correct"
+    else:
+        grade = "partial" if support.score >= 0.5 else "wrong"
+    reason = (
+        f"judge '{name}' does not answer correctness: support of the expected answer by the "
+        f"answer: {support.label} ({support.score:.2f})"
+    )
+    return correctness_verdict(grade, support.score, reason), None
+
+
+async def _ask_whole(
+    judge: Judge, task: Task, whole: JudgeContext
+) -> tuple[Verdict | None, str | None]:
+    """The judge's verdict on a task about the whole answer, or why there is none."""
     if not answers_task(judge, task):
         return None, f"judge '{judge.identity.name}' cannot judge {task}"
-    ctx = JudgeContext((response.answer,), (), question.question, task)
+    ctx = replace(whole, task=task)
     try:
         verdicts = await judge.judge(ctx)
     except TaskNotSupportedError as error:
@@ -159,6 +194,8 @@ async def _ask_yes_no(
         return None, f"judge failed: {error}"
     if len(verdicts) != 1:
         return None, f"judge failed: {len(verdicts)} verdicts for one answer"
+    if task == "correctness" and verdicts[0].grade is None:
+        return None, f"judge failed: judge '{judge.identity.name}' gave no correctness grade"
     return verdicts[0], None
 
 

@@ -36,6 +36,7 @@ class RetrievalLayer:
                 True,
                 "mean 1/rank of the first gold passage (0 beyond rank 10)",
                 _GOLD_POPULATION,
+                share=True,
             ),
             MetricSpec(
                 f"ndcg@{k}",
@@ -44,6 +45,7 @@ class RetrievalLayer:
                 True,
                 f"graded nDCG of the first {k} retrieved (trec_eval ndcg_cut)",
                 _GOLD_POPULATION,
+                share=True,
             ),
             MetricSpec(
                 "id_recall",
@@ -52,6 +54,7 @@ class RetrievalLayer:
                 True,
                 "|gold ∩ retrieved| / |gold| per item (1 when no gold)",
                 "no scored item",
+                share=True,
             ),
             MetricSpec(
                 "id_precision",
@@ -60,6 +63,7 @@ class RetrievalLayer:
                 True,
                 "|gold ∩ retrieved| / |retrieved| per item",
                 "no scored item",
+                share=True,
             ),
         )
 

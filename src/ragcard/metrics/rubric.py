@@ -5,28 +5,30 @@ where the item calls for abstention, or (ragcard's reading of "wrong") an absten
 question the sources answer, a missing required flag, or no answer at all because the agent
 failed. ``must_pass_zeros`` counts must-pass items with a zero in any attempt.
 
-With a judge, the levels come from yes/no questions put to it:
+With a judge, the levels follow SPEC §2.1. Where the item has an expected answer, the judge's
+correctness verdict (:mod:`ragcard.metrics.correctness`) caps the level: ``wrong`` is 0,
+``partial`` at most 2 when it has the main point (a score of at least
+:data:`ragcard.judges.base.MAIN_POINT`: the main question answered, a secondary detail
+missing) and otherwise at most 1, and only ``correct`` reaches 3. Within the cap, grounding
+decides: every sentence supported by the retrieved passages and every citation supporting its
+sentence is 3; supported but a citation that misses the exact passage is 2; an unsupported
+claim is 1 (a claim the judge cannot tie to a passage may change what the asker does, so the
+item fails, reported as level 1 and never hidden among the passes).
 
-* *correct* — does the answer support the expected answer? (contradicted = wrong)
-* *faithful* — is every sentence supported by the retrieved passages?
-* *cited right* — does every cited passage support its sentence?
+With no expected answer, grounding alone decides (faithful and cited right 3, faithful 2, at
+least half supported 1, less 0), and an answer the judge says does not address the question
+is at most 1. An abstention on an unanswerable item is the right answer: 3.
 
-* *addresses the question* — asked only when the item has no expected answer (otherwise
-  *correct* already says whether it answers), and only of a judge that answers relevance.
-
-3 = correct, faithful and cited right (or, with no expected answer, faithful and cited right);
-2 = correct and faithful but a citation misses the exact passage, or faithful but incomplete
-(the judge gives the expected answer a partial score ≥ 0.5); 1 = correct with an
-unsupported claim, or not shown correct but mostly supported; 0 = contradicted, or mostly
-unsupported and not shown correct. With no expected answer, an answer the judge says does not
-address the question is at most 1 (faithful, but not an answer to what was asked). An
-abstention on an unanswerable item is the right answer: 3.
+An answerable item passes only at level 2 or above: :mod:`ragcard.diagnosis` reports every
+lower level as a failure with its cause.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
+from ragcard.judges.base import MAIN_POINT, Verdict
+from ragcard.metrics._text import states_something
 from ragcard.metrics.abstention import abstention_of, judged_of
 from ragcard.metrics.base import (
     NEEDS_JUDGE,
@@ -37,7 +39,7 @@ from ragcard.metrics.base import (
 )
 from ragcard.metrics.judged import JudgedAnswer
 
-__all__ = ["RubricLayer", "hard_zero_reasons", "rubric_level"]
+__all__ = ["RubricLayer", "correctness_cap", "hard_zero_reasons", "rubric_level"]
 
 
 def hard_zero_reasons(ctx: AttemptContext, values: Mapping[str, float]) -> list[str]:
@@ -63,26 +65,32 @@ def hard_zero_reasons(ctx: AttemptContext, values: Mapping[str, float]) -> list[
 
 def rubric_level(judged: JudgedAnswer, faithfulness: float | None) -> int:
     """The 0–3 level from the judge's verdicts (hard zeros are applied before this)."""
-    level = _level(judged, faithfulness)
-    if judged.correctness is None and judged.relevance is not None:
-        if not judged.relevance.supported:
-            return min(level, 1)
+    correct = judged.correctness
+    if correct is not None and correct.grade is not None:
+        return min(correctness_cap(correct.grade, correct.score), _grounding(judged, faithfulness))
+    level = _grounding(judged, faithfulness, lenient=True)
+    if judged.relevance is not None and not judged.relevance.supported:
+        return min(level, 1)
     return level
 
 
-def _level(judged: JudgedAnswer, faithfulness: float | None) -> int:
-    faithful = faithfulness == 1.0
-    cited_right = all(v.supported for _, _, v in judged.citations)
-    correct = judged.correctness
-    if correct is not None and correct.label == "contradicted":
+def correctness_cap(grade: str, score: float) -> int:
+    """The highest level a correctness verdict allows (SPEC §2.1)."""
+    if grade == "wrong":
         return 0
-    if correct is None or correct.supported:
-        if faithful:
-            return 3 if cited_right else 2
-        if correct is not None:
-            return 1
-    elif faithful and correct.score >= 0.5:
-        return 2  # supported but incomplete: the expected answer is only partly there
+    if grade == "partial":
+        return 2 if score >= MAIN_POINT else 1
+    return 3
+
+
+def _grounding(judged: JudgedAnswer, faithfulness: float | None, lenient: bool = False) -> int:
+    """The level grounding allows: faithful and cited right 3, faithful 2; an unsupported
+    claim 1 — or, with no expected answer to judge against (``lenient``), 1 when at least
+    half the sentences are supported and 0 below."""
+    if faithfulness == 1.0:
+        return 3 if all(v.supported for _, _, v in judged.citations) else 2
+    if not lenient:
+        return 1
     return 1 if (faithfulness or 0.0) >= 0.5 else 0
 
 
@@ -100,6 +108,7 @@ class RubricLayer:
                 True,
                 "share of answer sentences the retrieved passages support",
                 NEEDS_JUDGE,
+                share=True,
             ),
             MetricSpec(
                 "must_pass_zeros",
@@ -123,11 +132,17 @@ class RubricLayer:
             result.unscored["faithfulness"] = result.unscored["rubric_mean"] = why or NEEDS_JUDGE
             return result
         if judged.sentences and not _abstained(ctx):
-            supported = [v.supported for v in judged.support] or [False] * len(judged.sentences)
-            result.values["faithfulness"] = sum(supported) / len(supported)
-            unsupported = [i for i, ok in enumerate(supported) if not ok]
-            if unsupported:
-                result.evidence["unsupported_sentences"] = unsupported
+            # a sentence with no content word ("No.", "Thanks!") states nothing to support
+            claims = [i for i, text in enumerate(judged.sentences) if states_something(text)]
+            verdicts = judged.support or tuple(Verdict("not_supported", 0.0) for _ in claims)
+            if judged.support:
+                verdicts = tuple(judged.support[i] for i in claims)
+            if claims:
+                supported = [v.supported for v in verdicts]
+                result.values["faithfulness"] = sum(supported) / len(supported)
+                unsupported = [i for i, v in zip(claims, verdicts, strict=True) if not v.supported]
+                if unsupported:
+                    result.evidence["unsupported_sentences"] = unsupported
         return result
 
     def finish(self, ctx: AttemptContext, values: dict[str, float]) -> LayerScore:
@@ -142,7 +157,7 @@ class RubricLayer:
             elif judged is not None:
                 level = rubric_level(judged, values.get("faithfulness"))
                 if level == 0:
-                    reasons.append("wrong or mostly unsupported (judge)")
+                    reasons.append(_zero_reason(judged))
         if reasons:
             result.evidence["rubric_zero"] = reasons
         if level is not None and judged is not None:
@@ -151,6 +166,13 @@ class RubricLayer:
         if ctx.question.must_pass:
             result.values["must_pass_zeros"] = 1.0 if reasons else 0.0
         return result
+
+
+def _zero_reason(judged: JudgedAnswer) -> str:
+    verdict = judged.correctness
+    if verdict is not None and verdict.grade == "wrong":
+        return f"wrong answer (judge): {verdict.reason}"
+    return "mostly unsupported (judge)"
 
 
 def _abstained(ctx: AttemptContext) -> bool:

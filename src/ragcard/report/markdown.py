@@ -9,9 +9,21 @@ import json
 from typing import Any
 
 from ragcard.metrics.base import MetricValue, Unscored
+from ragcard.report.kappa import KAPPA_SCALE, KAPPA_SOURCE
+from ragcard.report.plain import measure_rows, plain_settings
 from ragcard.report.scorecard import Scorecard
+from ragcard.report.sections import header_sections
 
-__all__ = ["format_value", "judge_summary", "render_markdown"]
+__all__ = ["format_value", "judge_summary", "render_markdown", "status_text"]
+
+
+def _share_cell(value: dict[str, Any] | None) -> str:
+    """A per-category rate: share, count of items; a dash when not scored there."""
+    if not value:
+        return "–"
+    ci = value.get("ci")
+    interval = f" [{ci[0]:.2f}, {ci[1]:.2f}]" if ci else ""
+    return f"{value['value']:.2f}{interval} (n={value['n']})"
 
 
 def _cell(value: object) -> str:
@@ -23,6 +35,11 @@ def _cell(value: object) -> str:
 
 
 _STATUS = {"met": "✅ met", "missed": "❌ missed", "unscored": "⚠️ not scored"}
+
+
+def status_text(status: str, note: str | None) -> str:
+    """'met — not distinguishable at this sample size: …': the status, then its note."""
+    return f"{status} — {note}" if note else status
 
 
 def format_value(result: MetricValue | Unscored | None) -> str:
@@ -55,7 +72,7 @@ def _threshold_rows(card: Scorecard) -> list[str]:
     ]
     for r in card.decision.results:
         t = r.threshold
-        status = _STATUS[r.status] + (f" — {r.note}" if r.note else "")
+        status = status_text(_STATUS[r.status], r.note)
         rows.append(
             f"| `{t.measure}` | {t.comparison} {t.value:g} | {format_value(r.result)} | "
             f"{'yes' if t.type == 'must-pass' else 'no'} | {status} | {_cell(t.reason)} | "
@@ -66,21 +83,31 @@ def _threshold_rows(card: Scorecard) -> list[str]:
 
 def _metric_rows(card: Scorecard) -> list[str]:
     rows = ["| Layer | Measure | Result | Better | Evidence |", "|---|---|---|---|---|"]
-    for name, result in card.metrics.items():
-        spec = card.specs[name]
+    layers = {name: spec.layer for name, spec in card.specs.items()}
+    for row in measure_rows(card.metrics, layers, card.same_as):
+        spec = card.specs[row.name]
         better = "higher" if spec.higher_is_better else "lower"
-        cells = [spec.layer, f"`{name}`", format_value(result), better, _cell(spec.description)]
+        names = " = ".join(f"`{name}`" for name in (row.name, *row.same))
+        evidence = _cell(spec.description)
+        if row.same:
+            evidence += " (" + ", ".join(
+                f"`{twin}`: {_cell(card.specs[twin].description)}" for twin in row.same
+            ) + "; the same items with the same verdicts, so one row)"
+        cells = [spec.layer, names, format_value(row.result), better, evidence]
         rows.append("| " + " | ".join(cells) + " |")
     return rows
 
 
 def _split_rows(card: Scorecard) -> list[str]:
-    names = [n for n in card.metrics if isinstance(card.metrics[n], MetricValue)]
+    layers = {name: spec.layer for name, spec in card.specs.items()}
     splits = list(card.splits)
     rows = ["| Measure | " + " | ".join(splits) + " |", "|---|" + "---|" * len(splits)]
-    for name in names:
-        cells = [format_value(card.splits[s].get(name)) for s in splits]
-        rows.append(f"| `{name}` | " + " | ".join(cells) + " |")
+    for row in measure_rows(card.metrics, layers, card.same_as):
+        if not isinstance(row.result, MetricValue):
+            continue
+        cells = [format_value(card.splits[s].get(row.name)) for s in splits]
+        names = " = ".join(f"`{name}`" for name in (row.name, *row.same))
+        rows.append(f"| {names} | " + " | ".join(cells) + " |")
     return rows
 
 
@@ -109,7 +136,7 @@ def _header(card: Scorecard) -> list[str]:
         f"(sha256 {str(questions.get('sha256', ''))[:12]}) |",
         f"| Agent | {_cell(agent.get('name'))} · model {_cell(agent.get('model'))} · prompt "
         f"{_cell(agent.get('prompt_version'))} |",
-        f"| Embeddings / index | {_cell(agent.get('embeddings'))} · {_cell(agent.get('index'))} |",
+        *_setting_rows(agent),
         f"| Judge | {_cell(judge_summary(cfg.get('judge', {})))} |",
         f"| Thresholds | {cfg.get('thresholds', {}).get('path')} (sha256 "
         f"{str(cfg.get('thresholds', {}).get('sha256', ''))[:12]}) |",
@@ -118,7 +145,23 @@ def _header(card: Scorecard) -> list[str]:
         f"| ragcard | {h.get('ragcard_version')} |",
         f"| Signed | {h.get('signed') or 'not signed'} |",
     ]
+    if "κ" in judge_summary(cfg.get("judge", {})):
+        scale = ", ".join(f"≤ {upper:.2f} {word}" for upper, word in KAPPA_SCALE)
+        lines += ["", f"κ in words ({KAPPA_SOURCE}): below 0 poor, {scale}."]
     return lines
+
+
+def _setting_rows(agent: dict[str, Any]) -> list[str]:
+    """The agent's options (faults…), embeddings and index, each as one plain line."""
+    rows = []
+    for label, key in (("Agent options", "options"), ("Embeddings", "embeddings"),
+                       ("Index", "index")):  # fmt: skip
+        value = agent.get(key)
+        if key == "options" and isinstance(value, dict):  # the corpus path is shown above
+            value = {k: v for k, v in value.items() if k != "corpus"}
+        if value not in (None, "", {}, []):
+            rows.append(f"| {label} | {_cell(plain_settings(value))} |")
+    return rows
 
 
 def judge_summary(judge: dict[str, Any]) -> str:
@@ -139,9 +182,12 @@ def judge_summary(judge: dict[str, Any]) -> str:
         if calibration
         else "UNCALIBRATED: no measurement against human labels"
     )
+    own = judge.get("own_labels")
+    if own:  # against the team's own labels (ragcard review queue → import)
+        parts.append(str(own.get("line")))
     tasks = judge.get("tasks")
     if tasks:  # the yes/no questions it also answers, and how (not covered by the calibration)
-        parts.append("also judges " + ", ".join(f"{t} ({how})" for t, how in tasks.items()))
+        parts.append("also judges " + "; ".join(f"{t}: {how}" for t, how in tasks.items()))
     if judge.get("failures"):
         parts.append(f"{judge['failures']} judge failure(s)")
     return " · ".join(parts)
@@ -244,7 +290,7 @@ def render_markdown(card: Scorecard) -> str:
         *_abstention_source_line(card),
     ]
     for name, by_label in card.breakdowns.items():
-        if by_label:
+        if len(by_label) > 1:  # one label only: the measure itself, already a row above
             out += ["", f"### `{name}` by label", "", "| Label | Result |", "|---|---|"]
             out += [f"| {label} | {format_value(r)} |" for label, r in by_label.items()]
     if len(card.splits) > 1:
@@ -253,12 +299,14 @@ def render_markdown(card: Scorecard) -> str:
         "",
         "## Categories",
         "",
-        "| Category | Items | Failing items | Note |",
-        "|---|---|---|---|",
+        "| Category | Items | Failing items | Answers correct | Answers wrong | Note |",
+        "|---|---|---|---|---|---|",
     ]
+    small = "fewer than 20 items: one failure moves the rate by more than 5 points"
     out += [
         f"| {c['category']} | {c['items']} | {c['failing_items']} | "
-        f"{'fewer than 20 items: one failure moves the rate by more than 5 points' if c['below_20'] else ''} |"  # noqa: E501
+        f"{_share_cell(c.get('answer_correctness'))} | {_share_cell(c.get('answer_wrong'))} | "
+        f"{small if c['below_20'] else ''} |"
         for c in card.categories
     ]
     out += ["", "## Failures by likely cause", "", *_diagnosis_rows(card.causes)]
@@ -284,6 +332,7 @@ def render_markdown(card: Scorecard) -> str:
         ]
     if card.failures:
         out += ["", "## Failing items", "", *_failure_rows(card.failures)]
+    out += header_sections(card.header)  # label amendments, blind review
     out += [
         "",
         "Leak evidence lists passage ids, channels and hashes only; restricted text is "

@@ -117,6 +117,9 @@ class Scorecard:
     flaky: list[dict[str, Any]]
     #: attempts by what decided whether they abstained: field, flag, judge, phrases
     abstention_sources: dict[str, int] = field(default_factory=dict)
+    #: a measure whose every item value equals an earlier one's (same items, same verdicts) →
+    #: that measure; the reports show the two as one row
+    same_as: dict[str, str] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -145,6 +148,7 @@ class Scorecard:
             "errors": self.errors,
             "flaky": self.flaky,
             "abstention_sources": self.abstention_sources,
+            "same_as": self.same_as,
         }
 
 
@@ -160,10 +164,30 @@ def _category_rows(acc: ScoreAccumulator, tally: FailureTally) -> list[dict[str,
         counts[category] += 1
         if item.question.id in tally.items:
             failing[category] += 1
-    return [
-        {"category": c, "items": n, "failing_items": failing[c], "below_20": n < 20}
-        for c, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
-    ]
+    rows = []
+    judged = [name for name in _BY_CATEGORY if name in acc.specs]
+    for c, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
+        row: dict[str, Any] = {
+            "category": c,
+            "items": n,
+            "failing_items": failing[c],
+            "below_20": n < 20,
+        }
+        if judged:
+            figures = acc.summarise(_in_category(c), judged)
+            row.update(
+                {name: m.to_json() for name, m in figures.items() if isinstance(m, MetricValue)}
+            )
+        rows.append(row)
+    return rows
+
+
+#: Measures the Categories table shows per category (when the run scored them).
+_BY_CATEGORY = ("answer_correctness", "answer_wrong")
+
+
+def _in_category(category: str) -> Callable[[Question], bool]:
+    return lambda question: (question.category or "uncategorised") == category
 
 
 def _causes(tally: FailureTally) -> list[dict[str, Any]]:
@@ -262,4 +286,5 @@ def build_scorecard(
         errors=errors,
         flaky=_flaky(acc, tally),
         abstention_sources=dict(tally.abstention_sources.most_common()),
+        same_as=acc.same_values(),
     )

@@ -22,6 +22,11 @@ def stamp_signed(run_dir: Path, line: str) -> None:
     md_path = run_dir / "scorecard.md"
     if md_path.exists():
         cell = line.replace("|", "\\|")
-        text = re.sub(r"^\| Signed \| .* \|$", lambda _: f"| Signed | {cell} |",
-                      md_path.read_text(encoding="utf-8"), count=1, flags=re.MULTILINE)
+        text = re.sub(
+            r"^\| Signed \| .* \|$",
+            lambda _: f"| Signed | {cell} |",
+            md_path.read_text(encoding="utf-8"),
+            count=1,
+            flags=re.MULTILINE,
+        )
         md_path.write_text(text, encoding="utf-8")

@@ -1,61 +1,116 @@
-"""The scorecard on the terminal (rich): decision, thresholds, measures, top causes."""
+"""The scorecard on the terminal (rich): decision, thresholds, measures, top causes.
+
+Readable at 80 columns: a measure name is never split (its column is as wide as the longest
+name shown), results and reasons wrap between words, the failure causes are blocks of text
+rather than a five-column table, and the prose lines wrap at words. Paths and error messages
+are printed whole on their own lines (a terminal may fold them; nothing here cuts them).
+"""
 
 from __future__ import annotations
 
-from rich.console import Console
+from rich import box
+from rich.console import Console, Group, RenderableType
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from ragcard.metrics.base import MetricValue
 from ragcard.report.markdown import format_value, judge_summary
+from ragcard.report.plain import measure_rows
 from ragcard.report.scorecard import Scorecard
+from ragcard.thresholds import ThresholdResult
 
 __all__ = ["print_scorecard"]
 
 _STYLE = {"met": "green", "missed": "bold red", "unscored": "yellow"}
+_STATUS = {"met": "met", "missed": "missed", "unscored": "not scored"}
+_STRADDLE = "~"
 
 
-def _thresholds(card: Scorecard) -> Table:
-    table = Table(title="Thresholds (set before the run)", title_justify="left")
-    table.add_column("Measure", overflow="fold")  # a canonical name is shown whole, if folded
-    for column in ("Threshold", "Result", "Must-pass", "Status"):
-        table.add_column(column)
-    for r in card.decision.results:
+def _table(title: str | None = None) -> Table:
+    return Table(
+        title=title,
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        show_edge=False,
+        collapse_padding=True,
+        pad_edge=False,
+    )
+
+
+def _threshold_table(title: str, results: list[ThresholdResult]) -> Table:
+    table = _table(title)
+    table.add_column("Measure", no_wrap=True)
+    table.add_column("Threshold", no_wrap=True)
+    table.add_column("Result", ratio=1)  # wraps between the value, the interval and n
+    table.add_column("Status", no_wrap=True)
+    for r in results:
         t = r.threshold
-        status = r.status + (f" ({r.note})" if r.note else "")
+        status = _STATUS[r.status] + (f" {_STRADDLE}" if r.note else "")
         table.add_row(
             escape(t.measure),
             f"{t.comparison} {t.value:g}",
             escape(format_value(r.result)),
-            "yes" if t.type == "must-pass" else "",
             f"[{_STYLE[r.status]}]{escape(status)}[/]",
         )
     return table
 
 
+def _thresholds(card: Scorecard) -> list[Table]:
+    results = list(card.decision.results)
+    must = [r for r in results if r.threshold.type == "must-pass"]
+    graded = [r for r in results if r.threshold.type != "must-pass"]
+    tables = []
+    if must:
+        tables.append(_threshold_table("Must-pass thresholds (set before the run)", must))
+    if graded:
+        tables.append(_threshold_table("Graded thresholds (set before the run)", graded))
+    return tables
+
+
 def _measures(card: Scorecard) -> Table:
-    table = Table(title="Measures by layer", title_justify="left")
-    table.add_column("Layer")
-    table.add_column("Measure", overflow="fold")
-    table.add_column("Result")
-    for name, result in card.metrics.items():
-        shown = escape(format_value(result))
-        table.add_row(
-            card.specs[name].layer,
-            escape(name),
-            shown if isinstance(result, MetricValue) else f"[dim]{shown}[/]",
-        )
+    table = _table("Measures by layer")
+    table.add_column("Measure", no_wrap=True)
+    table.add_column("Result", ratio=1)
+    layers = {name: spec.layer for name, spec in card.specs.items()}
+    current = None
+    for row in measure_rows(card.metrics, layers, card.same_as):
+        if row.layer != current:
+            current = row.layer
+            table.add_row(f"[bold]{escape(row.layer)}[/]", "")
+        names = "\n".join(f"  {'= ' if i else ''}{escape(n)}" for i, n in
+                          enumerate((row.name, *row.same)))  # fmt: skip
+        shown = escape(format_value(row.result))
+        if row.same:
+            shown += " [dim](the same items and verdicts)[/]"
+        table.add_row(names, shown if isinstance(row.result, MetricValue) else f"[dim]{shown}[/]")
     return table
 
 
-def _causes(card: Scorecard, limit: int = 6) -> Table:
-    table = Table(title="Failures by likely cause", title_justify="left")
-    for column in ("Layer", "Likely cause", "Items", "Try", "Examples"):
-        table.add_column(column)
+def _causes(card: Scorecard, limit: int = 6) -> RenderableType:
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(justify="right", no_wrap=True)
+    grid.add_column(ratio=1)
     for c in card.causes[:limit]:
-        cells = (c["layer"], c["cause"], str(c["items"]), c["try"], ", ".join(c["examples"][:4]))
-        table.add_row(*(escape(cell) for cell in cells))
-    return table
+        text = Text()
+        text.append(f"{c['layer']}: ", style="bold")
+        text.append(f"{c['cause']}\n")
+        text.append("try: ", style="dim")
+        text.append(f"{c['try']}\n")
+        text.append("e.g. ", style="dim")
+        text.append(", ".join(c["examples"][:4]))
+        grid.add_row(f"{c['items']} items", text)
+    more = len(card.causes) - limit
+    title = Text("Failures by likely cause", style="italic")
+    parts: list[RenderableType] = [title, grid]
+    if more > 0:
+        parts.append(Text(f"… and {more} more cause(s) in scorecard.md", style="dim"))
+    return Group(*parts)
+
+
+def _line(console: Console, text: str, style: str | None = None) -> None:
+    """A prose line, wrapped between words at the console's width."""
+    console.print(Text(text, style=style or ""), soft_wrap=False)
 
 
 def print_scorecard(card: Scorecard, console: Console | None = None) -> None:
@@ -66,32 +121,40 @@ def print_scorecard(card: Scorecard, console: Console | None = None) -> None:
     console.rule(escape(f"ragcard · {header.get('project', '')}"))
     agent = config["agent"]
     model = f" ({agent['model']})" if agent.get("model") else ""  # an agent may report none
-    console.print(
+    _line(
+        console,
         f"corpus {config['corpus'].get('version')} · questions n={config['questions'].get('n')} "
         f"· agent {agent.get('name')}{model} · attempts {config['run'].get('attempts')}",
-        markup=False,
     )
-    console.print(f"judge: {judge_summary(config['judge'])}", highlight=False, markup=False)
+    _line(console, f"judge: {judge_summary(config['judge'])}")
     override = header.get("override")
     if override:
-        said = escape(f"{override['by']}: {override['reason']}")
-        console.print(f"[bold red]THRESHOLDS LOOSENED AFTER THEY WERE LOCKED — by {said}[/]",
-                      highlight=False)  # fmt: skip
+        _line(
+            console,
+            f"THRESHOLDS LOOSENED AFTER THEY WERE LOCKED — by {override['by']}: "
+            f"{override['reason']}",
+            "bold red",
+        )
         for found in override["loosened"]:
-            change = escape(f"{found['measure']}: {found['change']}")
-            console.print(f"[red]  • {change}[/]", highlight=False)
-    console.print(_thresholds(card))
+            _line(console, f"  • {found['measure']}: {found['change']}", "red")
+    for table in _thresholds(card):
+        console.print(table)
+    if any(r.note for r in card.decision.results):
+        _line(console, f"{_STRADDLE} not distinguishable at this sample size: the 95% interval "
+              "straddles the threshold", "dim")  # fmt: skip
     console.print(_measures(card))
     if card.causes:
         console.print(_causes(card))
     if card.errors["attempts"]:
-        console.print(
-            f"[yellow]{card.errors['attempts']} item-attempt(s) failed: "
-            f"{escape(str(card.errors['by_kind']))}[/]"
-        )
+        kinds = ", ".join(f"{kind}: {n}" for kind, n in card.errors["by_kind"].items())
+        _line(console, f"{card.errors['attempts']} item-attempt(s) failed ({kinds})", "yellow")
         for message, n in card.errors.get("messages", []):
-            console.print(f"  {n} × {message}", highlight=False, markup=False)
+            console.print(f"  {n} × {message}", highlight=False, markup=False)  # whole
     colour = "green" if card.decision.decision == "ship" else "red"
     console.print(f"[bold {colour}]Decision: {card.decision.decision.upper()}[/]")
+    reasons = Table.grid(padding=(0, 1))
+    reasons.add_column(no_wrap=True)
+    reasons.add_column(ratio=1)
     for reason in card.decision.reasons:
-        console.print(f"  [{colour}]• {escape(reason)}[/]")
+        reasons.add_row(f"  [{colour}]•[/]", Text(reason, style=colour))
+    console.print(reasons)

@@ -18,6 +18,7 @@ from ragcard import __version__
 from ragcard.errors import ConfigError
 from ragcard.judges.base import JudgeIdentity
 from ragcard.judges.metaeval.evaluate import DatasetReport, MetaEvaluation
+from ragcard.report.kappa import with_kappa_reading
 
 __all__ = [
     "CALIBRATION_SCHEMA",
@@ -160,5 +161,5 @@ def _short(report: dict[str, Any]) -> str:
 
 def _agreement(report: dict[str, Any], label: str) -> str:
     kappa = report.get("metrics", {}).get("kappa", {}).get("value")
-    shown = "n/a" if kappa is None else f"{kappa:.2f}"
+    shown = with_kappa_reading(kappa)  # "0.20 (slight)": Landis & Koch's words beside it
     return f"κ {shown} vs {report.get('n', 0):,} human labels ({label})"

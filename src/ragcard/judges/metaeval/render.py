@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ragcard.judges.metaeval.evaluate import BreakdownRow, DatasetReport, MetaEvaluation
 from ragcard.judges.metaeval.metrics import MetricEstimate
+from ragcard.report.kappa import kappa_reading
 
 __all__ = ["format_meta_evaluation"]
 
@@ -23,7 +24,11 @@ def _number(value: float | None) -> str:
 
 def _metric_line(metric: MetricEstimate) -> str:
     interval = f"  [{metric.ci[0]:.3f}, {metric.ci[1]:.3f}]" if metric.ci else ""
-    return f"    {_LABELS.get(metric.name, metric.name):<19}{_number(metric.value)}{interval}"
+    reading = ""
+    if metric.name == "kappa" and metric.value is not None:  # Landis & Koch's words
+        reading = f"  {kappa_reading(metric.value)} agreement"
+    label = _LABELS.get(metric.name, metric.name)
+    return f"    {label:<19}{_number(metric.value)}{interval}{reading}"
 
 
 def _threshold_line(report: DatasetReport) -> str:
@@ -41,6 +46,7 @@ def _breakdown_lines(rows: tuple[BreakdownRow, ...]) -> list[str]:
                 f"    {row.key:<42} n={row.n:<5} human supported {row.human_supported:.0%}  "
                 f"acc {_number(row.accuracy)}  bal.acc {_number(row.balanced_accuracy)}  "
                 f"kappa {_number(row.kappa)}"
+                + (f" ({kappa_reading(row.kappa)})" if row.kappa is not None else "")
             )
     return lines
 

@@ -1,0 +1,648 @@
+"""Answer correctness by key facts: does the answer state what the expected answer states?
+
+The offline judges grade an answer against the item's expected answer (SPEC §2) from the
+expected answer's **key facts**, read deterministically:
+
+* **figures** — numbers with what they count (``four weeks``, ``25 days``, ``£2,000``, ``50%``,
+  ``10:00``, ``1 January``, ordinals such as ``eighth calendar day``), and identifiers
+  (``HR-22``, ``MATB1``, e-mail addresses, phone numbers);
+* **terms** — the expected answer's content words that the question does not already hold
+  (stemmed as the lexical judge stems them; a capitalised name counts double), i.e. what the
+  answer must add to the question;
+* **polarity** — a clause that says "not", "cannot", "never" or an antonym ("closed" for "not
+  open", "unpaid" for "not paid"), read per clause, and a leading "Yes"/"No".
+
+The grade:
+
+* ``wrong`` — a **conflict**: the answer gives another value for the same kind of figure in
+  the same context (``two weeks' notice`` where the expected answer says ``four weeks'
+  notice``) and never the expected one; the opposite polarity on a clause that otherwise
+  matches; the opposite "Yes"/"No". Or **no key fact**: none of the figures and too few of the
+  terms — a neighbouring question answered.
+* ``correct`` — every figure, and at least :data:`CORRECT_TERMS` of the terms.
+* ``partial`` — some of the key facts and no conflict. Its score (the share of figures found,
+  weighted 0.6, plus the share of terms, 0.4) says how much: from :data:`MAIN_POINT` the rubric
+  reads it as "the main question answered, a secondary detail missing".
+
+What it cannot see: a paraphrase with none of the expected words ("a fortnight" for "two
+weeks"), a wrong figure of a kind the expected answer does not state, a conflict worded in
+other words. The embedding and ensemble judges add a meaning check for the first; the LLM
+judges read the answer. Measured against a careful reader on the handbook demo's answers in
+``benchmarks/README.md`` ("Answer correctness").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from ragcard.judges.base import MAIN_POINT, Evidence, Grade, Verdict, correctness_verdict
+from ragcard.judges.lexical import (
+    _NUMBER_WORDS,
+    _STOPWORDS,
+    _is_negation,
+    _normalise_number,
+    _tokens,
+    stem,
+)
+
+__all__ = [
+    "ALGORITHM",
+    "CORRECT_TERMS",
+    "LEAD_MAIN",
+    "SIMILAR_CORRECT",
+    "SIMILAR_PARTIAL",
+    "Coverage",
+    "KeyFacts",
+    "Quantity",
+    "clause_polarity",
+    "coverage",
+    "grade_answer",
+    "key_facts",
+    "quantities",
+]
+
+#: Bumped whenever extraction or the grading rule changes meaning.
+ALGORITHM = "key-facts/1"
+#: Share of the expected answer's new terms a correct answer holds (with every figure).
+CORRECT_TERMS = 0.5
+#: A partial answer has the main point (a score of at least
+#: :data:`~ragcard.judges.base.MAIN_POINT`, rubric level 2, not 1) when the expected answer's
+#: leading clause — its direct answer — is covered to this (chosen on the handbook labels' dev
+#: split).
+LEAD_MAIN = 0.7
+#: Share of the expected answer's new terms below which an answer with no figure is wrong.
+WRONG_TERMS = 0.3
+#: A clause of the answer "matches" an expected clause when it holds this share of its terms.
+CLAUSE_MATCH = 0.75
+#: A meaning score (``similarity``) from which an answer with every figure is correct …
+SIMILAR_CORRECT = 0.80
+#: … and from which an answer with no figure to check is at least partial.
+SIMILAR_PARTIAL = 0.70
+
+_ORDINALS = {
+    word: str(value)
+    for value, word in enumerate(
+        "zeroth first second third fourth fifth sixth seventh eighth ninth tenth eleventh "
+        "twelfth thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth "
+        "twentieth".split()
+    )
+}
+_NUMBER_NAMES = {**_NUMBER_WORDS, "one": "1", "hundred": "100", "dozen": "12"}
+_MONTHS = frozenset(
+    "january february march april may june july august september october november "
+    "december".split()
+)
+#: Words between a number and what it counts ("three consecutive working days").
+_UNIT_FILLERS = frozenset(
+    "consecutive working calendar business full extra further more additional paid unpaid "
+    "whole clear".split()
+)
+_UNITS = {
+    stem(word): canonical
+    for canonical, words in {
+        "day": "day days",
+        "week": "week weeks fortnight",
+        "month": "month months",
+        "year": "year years",
+        "hour": "hour hours",
+        "minute": "minute minutes",
+        "time": "time times",
+        "percent": "percent per cent",
+    }.items()
+    for word in words.split()
+}
+#: Antonyms whose use flips a clause's polarity: "closed" reads as "not open".
+_ANTONYMS = {
+    stem(word): stem(base)
+    for word, base in {
+        "closed": "open",
+        "closes": "open",
+        "shut": "open",
+        "unpaid": "paid",
+        "forbidden": "allowed",
+        "prohibited": "allowed",
+        "banned": "allowed",
+        "disallowed": "allowed",
+        "ineligible": "eligible",
+        "excluded": "included",
+        "exclude": "include",
+        "excludes": "include",
+        "refused": "approved",
+        "rejected": "approved",
+        "denied": "approved",
+        "optional": "required",
+        "unlimited": "limited",
+    }.items()
+}
+_IDENTIFIER = re.compile(
+    r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"  # an e-mail address
+    r"|\+?\d[\d ]{6,}\d"  # a phone number
+    r"|\b[A-Za-z\d]+(?:-[A-Za-z\d]+)*\b"  # a code if it mixes letters and digits: HR-22, MATB1
+)
+_NOT_A_CODE = re.compile(
+    r"\d+(?:st|nd|rd|th|am|pm|s)|\d+(?:-[A-Za-z]+)+|\d+-\d+|[A-Za-z]+(?:-[A-Za-z]+)*|\d+", re.I
+)  # ordinals, times, "48-hour", ranges, words, numbers
+_TIME = re.compile(r"\b(\d{1,2})(?::(\d{2}))\b|\b(\d{1,2})\s?(am|pm)\b", re.IGNORECASE)
+_CURRENCY = re.compile(r"([£$€])\s?(\d[\d,]*(?:\.\d+)?)")
+_PERCENT = re.compile(r"(\d[\d,]*(?:\.\d+)?)\s?%")
+_CLAUSE = re.compile(
+    r"[.;:,!?()\u2013\u2014]|\s(?:and|but|or|which|while|whereas|unless|although|so)\s", re.I
+)
+_YES_NO = re.compile(r"^\W*(yes|no)\b", re.IGNORECASE)
+#: Where an expected answer's leading clause (its direct answer) ends.
+_LEAD = re.compile(r"(?<=[.;])\s+")
+
+
+@dataclass(frozen=True, slots=True)
+class Quantity:
+    """A figure: its normalised value, what it counts (None when nothing follows it), where
+    it is (character offsets) and the clause it sits in."""
+
+    value: str
+    unit: str | None
+    start: int
+    end: int
+    clause: int
+
+    def shown(self, text: str) -> str:
+        return text[self.start : self.end]
+
+
+@dataclass(frozen=True, slots=True)
+class KeyFacts:
+    """What an expected answer states, for grading answers against it."""
+
+    text: str
+    quantities: tuple[Quantity, ...]
+    identifiers: frozenset[str]
+    terms: dict[str, float]  # stemmed new term → weight
+    clauses: tuple[tuple[frozenset[str], bool], ...]  # per clause: its terms, its polarity
+    yes_no: str | None
+    #: The key facts of the leading clause alone (the direct answer), when there are others.
+    lead: KeyFacts | None = None
+
+
+def _clauses(text: str) -> list[tuple[int, int]]:
+    spans, start = [], 0
+    for match in _CLAUSE.finditer(text):
+        if match.start() > start:
+            spans.append((start, match.start()))
+        start = match.end()
+    if start < len(text):
+        spans.append((start, len(text)))
+    return [(s, e) for s, e in spans if text[s:e].strip()]
+
+
+def _clause_of(position: int, clauses: Sequence[tuple[int, int]]) -> int:
+    for index, (start, end) in enumerate(clauses):
+        if start <= position < end:
+            return index
+    return max(0, len(clauses) - 1)
+
+
+_WORD = re.compile(r"\d+(?:,\d{3})*(?:\.\d+)?(?:st|nd|rd|th)?|[^\W\d_]+(?:['’][^\W\d_]*)?")
+
+
+def quantities(text: str) -> tuple[Quantity, ...]:
+    """The figures of ``text`` in order: amounts (``£2,000``), percentages, times, dates
+    (``1 January``), and numbers or number words with the noun they count (``four weeks``,
+    ``eighth calendar day``; the unit is None when no counted noun follows)."""
+    clauses = _clauses(text)
+    found: list[Quantity] = []
+    # phone numbers and codes are identifiers, not figures
+    taken = [span for span, kind in _identifier_spans(text) if kind != "email"]
+
+    def add(value: str, unit: str | None, start: int, end: int) -> None:
+        if any(s < end and start < e for s, e in taken):
+            return
+        taken.append((start, end))
+        found.append(Quantity(value, unit, start, end, _clause_of(start, clauses)))
+
+    for figure in _symbol_figures(text):
+        add(*figure)
+    words = list(_WORD.finditer(text))
+    i = -1
+    while (i := i + 1) < len(words):
+        match = words[i]
+        token = match.group(0).lower().replace("’", "'")
+        single = _number_value(token)
+        if single is None:
+            continue
+        value, first, last = single, i, i
+        if token in _NUMBER_NAMES:  # "one hundred and forty-two": one figure, 142
+            value, last = _number_words(words, i)
+        limit = clauses[_clause_of(words[last].start(), clauses)][1] if clauses else len(text)
+        following = [w for w in words[last + 1 : last + 4] if w.end() <= limit]
+        i = last
+        month = following[0].group(0).lower() if following else ""
+        if month in _MONTHS:
+            add(f"{value} {month}", "date", match.start(), following[0].end())
+            continue
+        unit, end = _counted(following, words[last].end())
+        if token == "one" and last == first and unit is None:
+            continue  # "one of the…": not a count
+        if token in _ORDINALS and unit not in _UNITS.values():
+            continue  # "first class", "second reviewer": an ordinal counts only a time unit
+        add(value, unit, match.start(), end)
+    found.sort(key=lambda q: q.start)
+    return tuple(found)
+
+
+def _symbol_figures(text: str) -> list[tuple[str, str, int, int]]:
+    """(value, unit, start, end) of the amounts, percentages and clock times of ``text``."""
+    figures = []
+    for match in _CURRENCY.finditer(text):
+        figures.append((_normalise_number(match.group(2)), match.group(1), *match.span()))
+    for match in _PERCENT.finditer(text):
+        figures.append((_normalise_number(match.group(1)), "percent", *match.span()))
+    for match in _TIME.finditer(text):
+        if match.group(1) is not None:
+            value = f"{int(match.group(1))}:{match.group(2)}"
+        else:
+            hour = int(match.group(3)) % 12 + (12 if match.group(4).lower() == "pm" else 0)
+            value = f"{hour}:00"
+        figures.append((value, "clock", *match.span()))
+    return figures
+
+
+def _counted(following: Sequence[re.Match[str]], end: int) -> tuple[str | None, int]:
+    """What a number counts, from the words after it (fillers such as "working" skipped), and
+    where the figure ends; (None, ``end``) when a stop word comes first."""
+    for match in following:
+        word = _bare(match.group(0).lower().replace("’", "'"))
+        if word in _UNIT_FILLERS:
+            continue
+        unit = _UNITS.get(stem(word))
+        if unit is None and word not in _STOPWORDS and word.isalpha():
+            unit = stem(word)  # what it counts: "25 passages", "3 visits"
+        return (unit, match.end()) if unit is not None else (None, end)
+    return None, end
+
+
+def _bare(word: str) -> str:
+    """A word without its possessive: "weeks'" → "weeks", "week's" → "week"."""
+    word = word.rstrip("'")
+    return word[:-2] if word.endswith("'s") else word
+
+
+_SCALES = {"hundred": 100, "thousand": 1000}
+
+
+def _number_words(words: Sequence[re.Match[str]], i: int) -> tuple[str, int]:
+    """The value of the number words from ``words[i]`` on ("four hundred and twelve" → 412)
+    and the index of the last word used."""
+    total, current, last, j = 0, 0, i, i
+    while j < len(words):
+        token = words[j].group(0).lower()
+        if token in _SCALES:
+            current = max(current, 1) * _SCALES[token]
+            if token == "thousand":
+                total, current = total + current, 0
+        elif token in _NUMBER_NAMES and token != "dozen":
+            current += int(_NUMBER_NAMES[token])
+        elif token == "and" and j + 1 < len(words) and words[j + 1].group(0).lower() in (
+            _NUMBER_NAMES
+        ):
+            j += 1
+            continue
+        else:
+            break
+        last, j = j, j + 1
+    return str(total + current), last
+
+
+def _number_value(token: str) -> str | None:
+    if token[0].isdigit():
+        return _normalise_number(re.sub(r"(st|nd|rd|th)$", "", token))
+    if token in _ORDINALS:
+        return _ORDINALS[token]
+    return _NUMBER_NAMES.get(token)
+
+
+def _identifier_spans(text: str) -> list[tuple[tuple[int, int], str]]:
+    """(span, kind) of the e-mail addresses, phone numbers and codes of ``text``."""
+    found = []
+    for match in _IDENTIFIER.finditer(text):
+        token = match.group(0)
+        if "@" in token:
+            found.append((match.span(), "email"))
+        elif sum(ch.isdigit() for ch in token) >= 7 and not token.isalnum():
+            found.append((match.span(), "phone"))
+        elif not _NOT_A_CODE.fullmatch(token):
+            found.append((match.span(), "code"))
+    return found
+
+
+#: Words that set a rule's scope: an answer that drops them ("always", "whatever the cost")
+#: may state a narrower rule than the source, so they are key facts like figures.
+_CONDITION_WORDS = {
+    "always": "always",
+    "never": "never",
+    "whatever": "whatever",
+    "regardless": "whatever",
+    "unless": "unless",
+    "except": "except",
+    "apart": "except",
+}
+
+
+def _conditions(text: str) -> frozenset[str]:
+    """The scope words of ``text`` (:data:`_CONDITION_WORDS`), as facts named ``~word``."""
+    return frozenset(
+        f"~{_CONDITION_WORDS[t]}" for t in _tokens(text) if t in _CONDITION_WORDS
+    )
+
+
+def _identifiers(text: str) -> frozenset[str]:
+    """The normalised identifiers of ``text``: e-mail addresses (lower case), phone numbers
+    (digits only, however spaced), codes (upper case)."""
+    found = set()
+    for (start, end), kind in _identifier_spans(text):
+        token = text[start:end]
+        if kind == "email":
+            found.add(token.lower().rstrip("."))
+        elif kind == "phone":
+            found.add(re.sub(r"\D", "", token))
+        else:
+            found.add(token.upper())
+    return frozenset(found)
+
+
+def _term_weights(text: str, question: str | None) -> dict[str, float]:
+    """The stemmed content words of ``text`` the question does not hold; names weigh 2."""
+    asked = _content(question or "")
+    weights: dict[str, float] = {}
+    for index, raw in enumerate(re.finditer(r"[^\W\d_]+(?:['’][^\W\d_]+)?", text)):
+        token = raw.group(0)
+        lower = token.lower().replace("’", "'")
+        if lower in _STOPWORDS or _is_negation(lower) or len(lower) < 2 or lower in _NUMBER_NAMES:
+            continue
+        if lower in _ORDINALS or lower in ("yes",):
+            continue
+        term = _ANTONYMS.get(stem(lower), stem(lower))
+        if term in asked:
+            continue
+        name = token[0].isupper() and index > 0 and lower not in _MONTHS
+        weights[term] = max(weights.get(term, 0.0), 2.0 if name else 1.0)
+    return weights
+
+
+def _content(text: str) -> set[str]:
+    """Stemmed content words (antonyms as their base), numbers and number words left out."""
+    terms = set()
+    for token in _tokens(text):
+        if token[0].isdigit() or token in _STOPWORDS or _is_negation(token) or len(token) < 2:
+            continue
+        if token in _NUMBER_NAMES or token in _ORDINALS:
+            continue
+        terms.add(_ANTONYMS.get(stem(token), stem(token)))
+    return terms
+
+
+def clause_polarity(text: str) -> bool:
+    """True when a clause is negative: an odd count of negation words and antonyms
+    ("is closed" and "does not open" agree; "is not closed" is positive)."""
+    flips = 0
+    for token in _tokens(text):
+        if _is_negation(token) or stem(token) in _ANTONYMS:
+            flips += 1
+    return flips % 2 == 1
+
+
+def key_facts(expected: str, question: str | None = None) -> KeyFacts:
+    """The key facts of an expected answer (module docstring)."""
+    clauses = []
+    for start, end in _clauses(expected):
+        piece = expected[start:end]
+        clauses.append((frozenset(_content(piece)), clause_polarity(piece)))
+    found = _YES_NO.match(expected)
+    leading = _LEAD.split(expected, maxsplit=1)[0]
+    return KeyFacts(
+        expected,
+        quantities(expected),
+        _identifiers(expected) | _conditions(expected),
+        _term_weights(expected, question),
+        tuple(clauses),
+        found.group(1).lower() if found else None,
+        key_facts(leading, question) if leading.strip() != expected.strip() else None,
+    )
+
+
+_KNOWN_UNITS = frozenset(_UNITS.values()) | {"£", "$", "€", "clock", "date"}
+
+
+def _same_figure(want: Quantity, have: Quantity) -> bool:
+    """The same value of the same kind: a time or money unit must agree; a counted noun may
+    differ ("six free sessions" / "six counselling sessions")."""
+    if want.value != have.value:
+        return False
+    if want.unit in _KNOWN_UNITS and have.unit in _KNOWN_UNITS:
+        return want.unit == have.unit
+    return True
+
+
+def _context(facts: KeyFacts, quantity: Quantity) -> frozenset[str]:
+    """The expected clause's terms around a figure, the unit left out."""
+    terms, _ = facts.clauses[quantity.clause] if facts.clauses else (frozenset(), False)
+    return frozenset(t for t in terms if t != quantity.unit)
+
+
+def _conflict(facts: KeyFacts, answer: str, have: Sequence[Quantity]) -> str | None:
+    """Why the answer contradicts the expected answer, or None."""
+    answer_clauses = _clauses(answer)
+    best: tuple[float, str] | None = None  # the conflict in the most similar context
+    for want in facts.quantities:
+        if want.unit not in _KNOWN_UNITS or any(_same_figure(want, h) for h in have):
+            continue
+        context = _context(facts, want)
+        for other in have:
+            if other.unit != want.unit or other.value == want.value:
+                continue
+            start, end = answer_clauses[other.clause] if answer_clauses else (0, len(answer))
+            shared = context & _content(answer[start:end])
+            share = len(shared) / len(context) if context else 0.0
+            if (len(shared) >= 2 or share >= 0.5) and (best is None or share > best[0]):
+                said = (
+                    f"the answer says '{other.shown(answer)}' where the expected answer says "
+                    f"'{want.shown(facts.text)}'"
+                )
+                best = (share, said)
+    if best is not None:
+        return best[1]
+    opening = _YES_NO.match(answer)
+    if facts.yes_no and opening and opening.group(1).lower() != facts.yes_no:
+        return (
+            f"the answer says '{opening.group(1)}' where the expected answer says "
+            f"'{facts.yes_no}'"
+        )
+    return _polarity_conflict(facts, answer, answer_clauses)
+
+
+def _polarity_conflict(
+    facts: KeyFacts, answer: str, answer_clauses: Sequence[tuple[int, int]]
+) -> str | None:
+    """An answer clause that matches an expected clause with the opposite polarity. Where the
+    expected clause is negative, the whole answer sentence must be free of negation, since a
+    "must not" may scope over a list ("you must not install…, use systems for streaming");
+    where it is positive, the negation must sit in the matching clause itself."""
+    sentences = _sentences(answer)
+    for terms, negative in facts.clauses:
+        if len(terms) < 3:
+            continue
+        best, best_share = None, 0.0
+        for start, end in answer_clauses:
+            share = len(terms & _content(answer[start:end])) / len(terms)
+            if share > best_share:
+                best, best_share = (start, end), share
+        if best is None or best_share < CLAUSE_MATCH:
+            continue
+        clause = answer[best[0] : best[1]]
+        if negative:
+            sentence = next((answer[s:e] for s, e in sentences if s <= best[0] < e), clause)
+            if not any(_is_negation(t) or stem(t) in _ANTONYMS for t in _tokens(sentence)):
+                return f"the answer affirms what the expected answer denies: '{clause.strip()}'"
+        elif clause_polarity(clause):
+            return f"the answer denies what the expected answer states: '{clause.strip()}'"
+    return None
+
+
+_SENTENCE_END = re.compile(r"[.!?](?:\s+|$)|\n")
+
+
+def _sentences(text: str) -> list[tuple[int, int]]:
+    spans, start = [], 0
+    for match in _SENTENCE_END.finditer(text):
+        spans.append((start, match.end()))
+        start = match.end()
+    if start < len(text):
+        spans.append((start, len(text)))
+    return spans
+
+
+@dataclass(frozen=True, slots=True)
+class Coverage:
+    """How much of an expected answer's key facts an answer states (no conflict found)."""
+
+    figures_found: float  # weighted: a bare number (a year, no counted noun) weighs half
+    figures: float
+    terms: float  # weighted share of the new terms found
+    missing: tuple[str, ...]
+    missing_terms: float = 0.0  # weight of the new terms not found
+    counted: tuple[int, int] = (0, 0)  # figures found, figures (unweighted, for reasons)
+
+    @property
+    def score(self) -> float:
+        """The belief that the answer is correct: 0.6 × figures found + 0.4 × terms."""
+        if not self.figures:
+            return self.terms
+        return 0.6 * self.figures_found / self.figures + 0.4 * self.terms
+
+    def shown(self) -> str:
+        terms = f"{self.terms:.0%} of the expected answer's terms"
+        if not self.figures:
+            return terms
+        return f"{self.counted[0]} of {self.counted[1]} figure(s) and {terms}"
+
+
+def coverage(answer: str, facts: KeyFacts, have: Sequence[Quantity] | None = None) -> Coverage:
+    """The key facts of ``facts`` that ``answer`` states."""
+    have = quantities(answer) if have is None else have
+    found = [q for q in facts.quantities if any(_same_figure(q, h) for h in have)]
+    answer_ids = _identifiers(answer) | _conditions(answer)
+    ids_found = [i for i in sorted(facts.identifiers) if i in answer_ids]
+    answer_terms = _content(answer)
+    total = sum(facts.terms.values())
+    held = sum(w for t, w in facts.terms.items() if _has_term(t, answer_terms))
+    missing = [q.shown(facts.text) for q in facts.quantities if q not in found]
+    missing += sorted(facts.identifiers - set(ids_found))
+    return Coverage(
+        sum(_weight(q) for q in found) + len(ids_found),
+        sum(_weight(q) for q in facts.quantities) + len(facts.identifiers),
+        held / total if total else 1.0,
+        tuple(missing),
+        total - held,
+        (len(found) + len(ids_found), len(facts.quantities) + len(facts.identifiers)),
+    )
+
+
+def _weight(figure: Quantity) -> float:
+    """A figure with what it counts weighs 1; a bare number (often a year) 0.5."""
+    return 1.0 if figure.unit is not None else 0.5
+
+
+def grade_answer(
+    answer: str,
+    expected: str,
+    question: str | None = None,
+    passages: Sequence[Evidence] = (),
+    facts: KeyFacts | None = None,
+    similarity: Callable[[str, str], float] | None = None,
+) -> Verdict:
+    """The correctness verdict of ``answer`` against ``expected`` by key facts (module
+    docstring). ``passages`` (the gold passages) are context for judges that read them; the
+    key facts come from ``expected``. ``similarity(expected, answer)`` — a meaning score in
+    [0, 1] such as the best sentence cosine of the embedding judges — lets an answer in other
+    words count: from :data:`SIMILAR_CORRECT` with every figure it is correct, from
+    :data:`SIMILAR_PARTIAL` it is at least partial; it never outweighs a conflict."""
+    facts = facts or key_facts(expected, question)
+    if not answer.strip():
+        return correctness_verdict("wrong", 0.0, "empty answer")
+    have = quantities(answer)
+    conflict = _conflict(facts, answer, have)
+    if conflict is not None:
+        return correctness_verdict("wrong", 0.0, conflict)
+    found = coverage(answer, facts, have)
+    grade = _grade(found)
+    score, shown = found.score, found.shown()
+    if similarity is not None and grade != "correct":
+        meaning = similarity(expected, answer)
+        all_figures = found.figures_found == found.figures
+        if meaning >= SIMILAR_CORRECT and all_figures:
+            grade, shown = "correct", f"{shown}; same meaning (similarity {meaning:.2f})"
+            score = max(score, meaning)
+        elif meaning >= SIMILAR_PARTIAL and grade == "wrong" and not found.figures:
+            grade, shown = "partial", f"{shown}; close in meaning (similarity {meaning:.2f})"
+            score = max(score, MAIN_POINT)
+    if grade == "correct":
+        return correctness_verdict("correct", max(score, 0.75), f"states {shown}")
+    if grade == "wrong":
+        if found.figures and not found.figures_found:
+            why = f"none of the expected figures ({', '.join(found.missing[:4])}); {shown}"
+        else:
+            why = f"states only {shown}"
+        return correctness_verdict("wrong", min(score, 0.49), why)
+    missing = f"; missing: {', '.join(found.missing[:4])}" if found.missing else ""
+    # the main point: the expected answer's leading clause (its direct answer) is there
+    lead = coverage(answer, facts.lead, have).score if facts.lead is not None else found.score
+    if lead >= LEAD_MAIN:
+        score = max(MAIN_POINT, min(score, 0.74))
+        return correctness_verdict("partial", score, f"states the main point; {shown}{missing}")
+    return correctness_verdict(
+        "partial", min(score, MAIN_POINT - 0.01), f"misses the main point; {shown}{missing}"
+    )
+
+
+def _grade(found: Coverage) -> Grade:
+    """The grade by key facts alone."""
+    if found.figures:
+        if found.figures_found == found.figures and (
+            found.terms >= CORRECT_TERMS or found.missing_terms <= 1.0
+        ):
+            return "correct"
+        if found.figures_found == 0 and found.terms < WRONG_TERMS:
+            return "wrong"
+        return "partial"
+    if found.terms >= CORRECT_TERMS + 0.1:
+        return "correct"
+    return "wrong" if found.terms < WRONG_TERMS else "partial"
+
+
+def _has_term(term: str, found: set[str], prefix: int = 5) -> bool:
+    """The term, or one sharing its first ``prefix`` letters ("resign" / "resignation")."""
+    if term in found:
+        return True
+    if len(term) < prefix:
+        return False
+    return any(len(o) >= prefix and (o.startswith(term) or term.startswith(o)) for o in found)
