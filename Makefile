@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo demo-persona install dev test lint bench bench-judges clean shipped
+.PHONY: demo demo-persona install dev test lint bench bench-judges fuzz-inputs clean shipped
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -40,6 +40,10 @@ test: dev
 	$(BIN)/pytest
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/mypy
+
+# The input fuzzer's full mix (also run by .ci/run): 0 tracebacks, hangs and garbage accepted.
+fuzz-inputs: dev
+	$(BIN)/python tests/chaos/fuzz_inputs.py
 
 bench: $(BIN)/python
 	$(BIN)/pip install -q -e '.[dev,bench]'

@@ -81,16 +81,24 @@ def test_lines_json_alone_cannot_parse_are_read_as_the_json_module_reads_them(
 ) -> None:
     path = tmp_path / "r.jsonl"
     lines = [
-        '{"item": "A", "meta": {"x": NaN}}',  # pydantic's parser refuses NaN; json reads it
-        '{"item": "B", "answer": "\\ud800"}',  # a lone surrogate escape
+        '{"item": "B", "answer": "\\ud800"}',  # a lone surrogate escape: pydantic refuses it
         '{"item": "C", "answer": "ok"}',
         "",
     ]
     path.write_text("\n".join(lines))
     loaded = load_responses(path)
-    assert [r.item for r in loaded] == ["A", "B", "C"]
-    assert loaded[0].meta["x"] != loaded[0].meta["x"]  # NaN
-    assert loaded[1].answer == "\ud800"
+    assert [r.item for r in loaded] == ["B", "C"]
+    assert loaded[0].answer == "\ud800"
+
+
+def test_nan_is_refused_even_where_json_reads_it(tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl"
+    path.write_text('{"item": "A", "answer": "x", "meta": {"x": NaN}}\n')
+    with pytest.raises(InputError) as info:
+        load_responses(path)
+    (problem,) = info.value.problems
+    assert (problem.line, problem.field) == (1, "meta.x")
+    assert "not a finite number" in problem.message and "finite number" in str(problem.fix)
 
 
 def test_non_objects_are_described_as_before(tmp_path: Path) -> None:

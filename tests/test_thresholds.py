@@ -29,8 +29,10 @@ def test_bad_threshold_names_field(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as info:
         load_thresholds(path)
     text = str(info.value)
-    assert "threshold #1, field 'comparison'" in text
-    assert "threshold #1, field 'reason'" in text and "threshold #2, field 'reason'" in text
+    assert f"{path}:3 field '[[threshold]] #1 comparison'" in text
+    assert f"{path}:1 field '[[threshold]] #1 reason': is required" in text
+    assert f"{path}:7 field '[[threshold]] #2 reason'" in text
+    assert "each [[threshold]] needs measure, comparison" in text
 
 
 def test_unknown_measure_lists_valid(tmp_path: Path) -> None:
@@ -39,8 +41,8 @@ def test_unknown_measure_lists_valid(tmp_path: Path) -> None:
         '[[threshold]]\nmeasure="recal@5"\ncomparison=">="\nvalue=1\ntype="graded"\nreason="r"\n'
     )
     spec = MetricSpec("recall@5", "retrieval", "rate", True, "", "")
-    with pytest.raises(ConfigError, match=r"unknown measure in threshold 1 \('recal@5'\).*"
-                                          "Measures of this run: recall@5"):  # fmt: skip
+    expected = r"t.toml:2 field '\[\[threshold\]\] #1 measure': unknown measure \(got 'recal@5'\) "
+    with pytest.raises(ConfigError, match=expected + "— did you mean 'recall@5'\\?"):
         decide(load_thresholds(path), {}, {}, {"recall@5": spec})
 
 
@@ -71,8 +73,9 @@ def test_check_measures_names_the_file_and_every_unknown_threshold(tmp_path: Pat
     with pytest.raises(ConfigError) as caught:
         check_measures(load_thresholds(path), specs)
     message = str(caught.value)
-    assert message.startswith(f"{path}: unknown measure in threshold 2 ('recal@5'), ")
-    assert "threshold 4 ('flag_acuracy[x]')" in message and "threshold 3" not in message
+    assert f"{path}:8 field '[[threshold]] #2 measure': unknown measure (got 'recal@5')" in message
+    assert f"{path}:20 field '[[threshold]] #4 measure': unknown measure" in message
+    assert "#3" not in message and "#1" not in message
     path.write_text("".join(line.format(name) for name in names[::2]))
     check_measures(load_thresholds(path), specs)  # a breakdown of a known measure is fine
 
@@ -91,10 +94,11 @@ def test_check_measures_with_the_question_sets_labels_refuses_a_label_no_item_ha
     with pytest.raises(ConfigError) as caught:
         check_measures(load_thresholds(path), specs, labels)
     message = str(caught.value)
-    assert message.startswith(f"{path}: threshold 2 ('flag_accuracy[not_in_recrod]'): no item")
-    assert "(labels of flag_accuracy: none, not_in_record)" in message
-    assert "threshold 3 ('recall@5[typical]'): recall@5 has no breakdown" in message
-    assert "threshold 1 " not in message
+    assert (f"{path}:8 field '[[threshold]] #2 measure': no item of the question set has the "
+            "label 'not_in_recrod'") in message  # fmt: skip
+    assert "did you mean 'not_in_record'? (labels of flag_accuracy: none, not_in_record)" in message
+    assert f"{path}:14 field '[[threshold]] #3 measure': recall@5 has no breakdown" in message
+    assert "#1" not in message
     check_measures(load_thresholds(path), specs)  # without labels (decide): not checked
     path.write_text(line.format(names[0]))
     check_measures(load_thresholds(path), specs, labels)

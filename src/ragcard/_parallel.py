@@ -30,11 +30,19 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ragcard._jsonl import open_lines, parse_line
+from ragcard._jsonl import LineError, parse_line, read_lines
+from ragcard._recorded import attempt_record
 from ragcard._scorer import AttemptScorer, ScorerPart
 from ragcard.errors import Problem
-from ragcard.responses import RecordedResponse, RecordedResponses, check_repeat, unknown_problem
-from ragcard.results import AttemptRecord, ResultsLog, dumps_line
+from ragcard.responses import (
+    Recorded,
+    RecordedResponse,
+    RecordedResponses,
+    answer_problem,
+    check_repeat,
+    unknown_problem,
+)
+from ragcard.results import ResultsLog, dumps_line
 
 __all__ = ["MIN_PARALLEL_BYTES", "score_file", "workers_for"]
 
@@ -43,9 +51,12 @@ CHUNK_LINES = 500
 #: Below this file size one process is faster than starting workers.
 MIN_PARALLEL_BYTES = 4 << 20
 
-# The parent's scorer and file name, set just before the workers are forked (they inherit them).
+# The parent's scorer, file name, line model and whether answers are required, set just
+# before the workers are forked (they inherit them).
 _SCORER: AttemptScorer | None = None
 _NAME = ""
+_MODEL: type[Recorded] = RecordedResponse
+_ANSWERS = True
 
 
 def workers_for(path: Path, requested: int | None = None) -> int:
@@ -75,32 +86,31 @@ class _Chunk:
     max_attempt: int = 0
 
 
-def _score_chunk(lines: list[tuple[int, str]]) -> _Chunk:
+def _score_chunk(lines: list[tuple[int, str | LineError]]) -> _Chunk:
     """Parse, check, score and fold one chunk (in a worker)."""
     scorer = _SCORER
     assert scorer is not None, "workers are forked after the scorer is set"
     scorer.restart()
     chunk, written = _Chunk(), []
     for number, line in lines:
-        response, problems = parse_line(_NAME, number, line, RecordedResponse, "response")
+        if isinstance(line, LineError):
+            chunk.problems.append(line.problem(_NAME, number, "each line must be one response"))
+            continue
+        response, problems = parse_line(_NAME, number, line, _MODEL, "response")
         if response is None:
             chunk.problems.extend(problems)
             continue
         chunk.keys.append((number, response.item, response.attempt))
+        if _ANSWERS and isinstance(response, RecordedResponse):
+            missing = answer_problem(_NAME, number, response)
+            if missing is not None:
+                chunk.problems.append(missing)
         if response.item not in scorer.questions:
             chunk.unknown.append(unknown_problem(_NAME, number, response.item))
             continue
         if chunk.problems or chunk.unknown:
             continue  # the file will be refused: only its problems matter now
-        record = AttemptRecord(
-            response.item,
-            response.attempt,
-            response,
-            None,
-            response.latency_ms,
-            response.first_token_ms,
-        )
-        written.append(dumps_line(scorer.fold(record, None)))
+        written.append(dumps_line(scorer.fold(attempt_record(response), None)))
         chunk.max_attempt = max(chunk.max_attempt, response.attempt)
     if written and not (chunk.problems or chunk.unknown):
         chunk.text, chunk.folded = "".join(written), scorer.part()
@@ -137,16 +147,13 @@ def _watch_parent(parent: int) -> None:
 _PR_SET_PDEATHSIG = 1
 
 
-def _chunks(path: Path) -> Iterator[list[tuple[int, str]]]:
-    chunk: list[tuple[int, str]] = []
-    with open_lines(path) as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line or line.isspace():
-                continue
-            chunk.append((number, line))
-            if len(chunk) >= CHUNK_LINES:
-                yield chunk
-                chunk = []
+def _chunks(path: Path) -> Iterator[list[tuple[int, str | LineError]]]:
+    chunk: list[tuple[int, str | LineError]] = []
+    for number, line in read_lines(path):
+        chunk.append((number, line))
+        if len(chunk) >= CHUNK_LINES:
+            yield chunk
+            chunk = []
     if chunk:
         yield chunk
 
@@ -192,7 +199,7 @@ def score_file(
     iterating ``stream`` would have left; a file with problems raises the same
     :class:`InputError` (every problem listed), with nothing folded past the first problem.
     """
-    global _SCORER, _NAME
+    global _SCORER, _NAME, _MODEL, _ANSWERS
     if scorer.judge is not None:
         raise ValueError("a run with a judge is scored in one process (the judge is async)")
     stream.problems.clear()
@@ -200,6 +207,7 @@ def score_file(
     stream.max_attempt = 0
     merge = _Merge(scorer, stream, log)
     _SCORER, _NAME = scorer, str(stream.path)
+    _MODEL, _ANSWERS = stream.line_model(), stream.require_answers
     try:
         context = multiprocessing.get_context("fork")
         parent = os.getpid()
@@ -214,5 +222,5 @@ def score_file(
             while pending:
                 merge.take(pending.popleft().result())
     finally:
-        _SCORER, _NAME = None, ""
+        _SCORER, _NAME, _MODEL, _ANSWERS = None, "", RecordedResponse, True
     merge.finish()

@@ -37,70 +37,89 @@
     [baseline]
     tolerance = { "recall@5" = 0.02 } # allowed drop per measure before the gate fails
 
+    [signing]
+    trusted_keys = ["keys/ada.pem.pub"]  # whose signatures `ragcard verify --project` trusts
+
     [redteam]                         # optional; see ragcard.redteam.settings
-    attempts = 3
 
 Paths are relative to the file's folder. Unknown keys are rejected (a typo must not silently
-change a run); the ``[agent]`` table is checked by the adapter it names.
+change a run) with the closest known key; values are not coerced (``attempts = "2"`` and
+``timeout_s = true`` are errors), numbers are finite and bounded (``attempts`` at most 100 …);
+every problem is listed with its line. The ``[agent]`` table is checked by the adapter it names.
 """
 
 from __future__ import annotations
 
-import datetime as dt
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ragcard._files import read_utf8
-from ragcard.errors import ConfigError
+from ragcard._fields import Day, Number, Whole
+from ragcard._limits import (
+    MAX_ATTEMPTS,
+    MAX_CONCURRENCY,
+    MAX_K,
+    MAX_NAME_CHARS,
+    MAX_RETRIES,
+    MAX_TIMEOUT_S,
+)
+from ragcard._toml import TomlFile, read_toml, table_problems, unique, validation_problems
+from ragcard.errors import ConfigError, ConfigFileError, Problem
 
-__all__ = ["Config", "ProjectSection", "RunSection", "load_config"]
+__all__ = [
+    "Config",
+    "ProjectSection",
+    "RunSection",
+    "SigningSection",
+    "inspect_config",
+    "load_config",
+]
 
 CONFIG_NAME = "ragcard.toml"
-
 
 class ProjectSection(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    name: str = "ragcard project"
+    name: str = Field(default="ragcard project", min_length=1, max_length=MAX_NAME_CHARS)
     kit: Literal["knowledge-base", "persona"] = "knowledge-base"
-    questions: str = "questions.jsonl"
-    corpus: str = "corpus.jsonl"
-    thresholds: str = "thresholds.toml"
-    corpus_version: str | None = None
-    question_set_version: str | None = None
-    inputs: list[str] = Field(default_factory=list)
+    questions: str = Field("questions.jsonl", min_length=1, max_length=4096)
+    corpus: str = Field("corpus.jsonl", min_length=1, max_length=4096)
+    thresholds: str = Field("thresholds.toml", min_length=1, max_length=4096)
+    corpus_version: str | None = Field(default=None, min_length=1, max_length=MAX_NAME_CHARS)
+    question_set_version: str | None = Field(
+        default=None, min_length=1, max_length=MAX_NAME_CHARS
+    )
+    inputs: list[str] = Field(default_factory=list, max_length=1000)
 
 
 class RunSection(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    attempts: int = Field(default=3, ge=1)
-    concurrency: int = Field(default=8, ge=1)
-    timeout_s: float = Field(default=60.0, gt=0)
-    retries: int = Field(default=3, ge=0)
-    k: int = Field(default=5, ge=1)
-    run_date: dt.date | None = None
-    out: str = "out"
-    eval_dir: str = "eval"
-    non_abstaining_flags: list[str] = Field(default_factory=list)
-    seed: int | None = None
+    attempts: Whole = Field(default=3, ge=1, le=MAX_ATTEMPTS)
+    concurrency: Whole = Field(default=8, ge=1, le=MAX_CONCURRENCY)
+    timeout_s: Number = Field(default=60.0, gt=0, le=MAX_TIMEOUT_S)
+    retries: Whole = Field(default=3, ge=0, le=MAX_RETRIES)
+    k: Whole = Field(default=5, ge=1, le=MAX_K)
+    run_date: Day | None = None
+    out: str = Field("out", min_length=1, max_length=4096)
+    eval_dir: str = Field("eval", min_length=1, max_length=4096)
+    non_abstaining_flags: list[str] = Field(default_factory=list, max_length=1000)
+    seed: Whole | None = Field(default=None, ge=0, le=2**63 - 1)
 
 
 class HistorySection(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    url: str | None = None
+    url: str | None = Field(default=None, min_length=1, max_length=4096)
 
 
 class BaselineSection(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    tolerance: dict[str, float] = Field(default_factory=dict)
-    default_tolerance: float = Field(default=0.0, ge=0)
+    tolerance: dict[str, Number] = Field(default_factory=dict)
+    default_tolerance: Number = Field(default=0.0, ge=0)
 
 
 class SigningSection(BaseModel):
@@ -109,20 +128,19 @@ class SigningSection(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    trusted_keys: list[str] = Field(default_factory=list)
+    trusted_keys: list[str] = Field(default_factory=list, max_length=1000)
 
 
-class _File(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    project: ProjectSection = Field(default_factory=ProjectSection)
-    agent: dict[str, Any] = Field(default_factory=dict)
-    judge: dict[str, Any] = Field(default_factory=dict)
-    run: RunSection = Field(default_factory=RunSection)
-    history: HistorySection = Field(default_factory=lambda: HistorySection())
-    baseline: BaselineSection = Field(default_factory=lambda: BaselineSection())
-    redteam: dict[str, Any] = Field(default_factory=dict)
-    signing: SigningSection = Field(default_factory=lambda: SigningSection())
+#: The tables of ragcard.toml checked here (``[agent]``, ``[judge]`` and ``[redteam]`` are
+#: free-form tables, checked by the adapter, the judge and the red team that read them).
+SECTIONS: dict[str, type[BaseModel]] = {
+    "project": ProjectSection,
+    "run": RunSection,
+    "history": HistorySection,
+    "baseline": BaselineSection,
+    "signing": SigningSection,
+}
+FREE_TABLES = ("agent", "judge", "redteam")
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,9 +152,10 @@ class Config:
     judge: dict[str, Any]
     history: HistorySection
     baseline: BaselineSection
+    toml: TomlFile | None = None
+    signing: SigningSection = field(default_factory=lambda: SigningSection())
     #: the ``[redteam]`` table, checked by :func:`ragcard.redteam.settings.load_settings`
     redteam: dict[str, Any] = field(default_factory=dict)
-    signing: SigningSection = field(default_factory=lambda: SigningSection())
 
     @property
     def base_dir(self) -> Path:
@@ -146,12 +165,28 @@ class Config:
         path = Path(relative)
         return path if path.is_absolute() else self.base_dir / path
 
+    def line_of(self, *keys: str | int) -> int | None:
+        """The line of ``keys`` in ragcard.toml (None for a configuration built in code)."""
+        return self.toml.line_of(keys) if self.toml is not None else None
+
+    def problem(
+        self,
+        keys: tuple[str | int, ...],
+        message: str,
+        value: object = None,
+        fix: str | None = None,
+    ) -> Problem:
+        """A problem of ragcard.toml at the line of ``keys``."""
+        if self.toml is not None:
+            return self.toml.problem(keys, message, value, fix)
+        return Problem(str(self.path), None, ".".join(map(str, keys)), message, value, fix)
+
     def agent_spec(self) -> dict[str, Any]:
         """The ``[agent]`` table with option values that name existing files made absolute,
         so the agent finds them whatever the working directory; a callable agent's module is
         looked for in its ``path`` folders (relative to this file) and then in this file's
         folder; a command agent runs in its ``cwd`` (relative to this file), by default this
-        file's folder; a replay agent reads its ``path`` relative to this file."""
+        file's folder."""
         spec = dict(self.agent)
         if spec.get("type") == "command":
             spec.setdefault("cwd", ".")
@@ -169,44 +204,94 @@ class Config:
         for key in keys:  # a replay's recording is relative to this file, like every path
             if isinstance(spec.get(key), str):
                 spec[key] = str(self.resolve(spec[key]))
-        if spec.get("type") == "replay" and isinstance(spec.get("path"), str):
-            spec["path"] = str(self.resolve(spec["path"]))  # beside ragcard.toml, not the cwd
         return spec
 
 
-def load_config(path: str | Path) -> Config:
-    """Load ``ragcard.toml`` from a file or a project folder."""
+def _not_found(path: Path) -> ConfigError:
+    return ConfigError(
+        f"{path}: no such file — pass a project folder holding {CONFIG_NAME} or the file "
+        "itself (`ragcard init` writes one)"
+    )
+
+
+#: Keys of [project] without which the other input files cannot be found.
+_PATH_KEYS = frozenset({"questions", "corpus", "thresholds"})
+
+
+def _without(model: type[BaseModel], table: dict[str, Any], error: ValidationError) -> Any:
+    """The table read without its bad keys (their defaults instead), so that the rest of the
+    configuration is still checked in the same round; None for a [project] table whose file
+    paths are bad (the other files cannot be found)."""
+    bad = {str(item["loc"][0]) for item in error.errors() if item["loc"]}
+    if model is ProjectSection and bad & _PATH_KEYS:
+        return None
+    try:
+        return model.model_validate({k: v for k, v in table.items() if k not in bad})
+    except ValidationError:
+        return None if model is ProjectSection else model()
+
+
+def _table(toml: TomlFile, name: str, problems: list[Problem]) -> dict[str, Any]:
+    table = toml.data.get(name, {})
+    if isinstance(table, dict):
+        return table
+    problems.append(toml.problem((name,), f"[{name}] must be a table", table,
+                                 fix=f"write it as a [{name}] section"))  # fmt: skip
+    return {}
+
+
+def inspect_config(path: str | Path) -> tuple[Config | None, list[Problem]]:
+    """``ragcard.toml`` (a file or a project folder) and every problem in it, each with its
+    line: unknown tables and keys (with the closest known one), wrong types, values out of
+    bounds. The configuration is None when its ``[project]`` table is unusable (so the other
+    input files cannot be found); otherwise a table with problems is read as its defaults, so
+    that the other files can still be checked in the same round."""
     path = Path(path)
     if path.is_dir():
         path = path / CONFIG_NAME
     try:
-        data = tomllib.loads(read_utf8(path))
+        toml, problems = read_toml(path)
     except FileNotFoundError:
-        raise ConfigError(
-            f"{path}: no such file — pass a project folder holding {CONFIG_NAME} or the file "
-            "itself (`ragcard init` writes one)"
-        ) from None
-    except tomllib.TOMLDecodeError as error:
-        raise ConfigError(f"{path}: not valid TOML ({error})") from None
-    try:
-        parsed = _File.model_validate(data)
-    except ValidationError as error:
-        lines = [
-            f"  {path}: [{'.'.join(str(p) for p in e['loc'][:-1]) or 'top'}] "
-            f"'{e['loc'][-1]}': {e['msg']}"
-            for e in error.errors()
-        ]
-        raise ConfigError("bad configuration:\n" + "\n".join(lines)) from None
-    if parsed.agent and "type" not in parsed.agent:
-        raise ConfigError(f"{path}: [agent] needs a type: callable, http, command or replay")
-    return Config(
+        raise _not_found(path) from None
+    except ConfigFileError as error:
+        return None, list(error.problems)
+    problems += table_problems(toml, [*SECTIONS, *FREE_TABLES])
+    tables = {name: _table(toml, name, problems) for name in (*SECTIONS, *FREE_TABLES)}
+    sections: dict[str, Any] = {}
+    for name, model in SECTIONS.items():
+        try:
+            sections[name] = model.model_validate(tables[name])
+        except ValidationError as error:
+            problems.extend(validation_problems(toml, (name,), error, model))
+            sections[name] = _without(model, tables[name], error)
+    agent = tables["agent"]
+    if agent and not isinstance(agent.get("type"), str):
+        keys = ("agent", "type") if "type" in agent else ("agent",)
+        fix = 'add type = "callable", "http", "command" or "replay"'
+        problems.append(toml.problem(keys, "[agent] needs a type", agent.get("type"), fix))
+    problems = unique(problems)
+    if sections["project"] is None:
+        return None, problems
+    config = Config(
         path.resolve(),
-        parsed.project,
-        parsed.agent,
-        parsed.run,
-        parsed.judge,
-        parsed.history,
-        parsed.baseline,
-        parsed.redteam,
-        parsed.signing,
+        sections["project"],
+        agent,
+        sections["run"],
+        tables["judge"],
+        sections["history"],
+        sections["baseline"],
+        toml,
+        sections["signing"],
+        tables["redteam"],
     )
+    return config, problems
+
+
+def load_config(path: str | Path) -> Config:
+    """Load ``ragcard.toml`` from a file or a project folder; a :class:`ConfigFileError`
+    lists every problem with its line."""
+    config, problems = inspect_config(path)
+    if problems or config is None:
+        where = problems[0].file if problems else str(path)
+        raise ConfigFileError(problems, f"{where}: {len(problems)} problem(s) in the configuration")
+    return config

@@ -15,6 +15,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from ragcard._fields import Day
 from ragcard._jsonl import load_records
 from ragcard.errors import InputError, Problem
 
@@ -32,12 +33,12 @@ class Passage(BaseModel):
     version: str | None = None
     text: str
     status: Literal["in_force", "superseded", "retired"] = "in_force"
-    effective_from: dt.date | None = None
-    effective_to: dt.date | None = None
+    effective_from: Day | None = None
+    effective_to: Day | None = None
     superseded_by: str | None = None
     access: list[str] = Field(default_factory=list)
     tier: Literal["A", "B"] | None = None
-    date: dt.date | None = None
+    date: Day | None = None
 
     @field_validator("access", mode="before")
     @classmethod

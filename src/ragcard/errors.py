@@ -6,6 +6,7 @@
     ├── InputError                bad user input: files, fields, cross-file references (exit 2)
     │                             carries every Problem found, not just the first
     ├── ConfigError               a bad ragcard.toml / thresholds file / option (exit 2)
+    │   └── ConfigFileError       … listing every problem with its TOML line (also an InputError)
     ├── MissingExtraError         an optional backend is not installed (exit 2, with the pip hint)
     └── AgentError                one agent call failed; the runner records it on the item
         ├── AgentTimeout          the call ran past its timeout (transient: retried)
@@ -13,8 +14,9 @@
         └── AgentOutputError      the agent answered, but not with a valid response (kept raw)
 
 User errors print without a traceback; the CLI maps ``InputError``/``ConfigError``/
-``MissingExtraError`` to exit code 2. Agent errors never end a run: they become the
-``error`` record of one item-attempt.
+``MissingExtraError`` to exit code 2. Any other exception is a bug in ragcard: the CLI exits 3
+with a one-line hint and the traceback saved to a log file (:mod:`ragcard._cli._crash`).
+Agent errors never end a run: they become the ``error`` record of one item-attempt.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ __all__ = [
     "AgentTimeout",
     "AgentTransportError",
     "ConfigError",
+    "ConfigFileError",
     "InputError",
     "MissingExtraError",
     "Problem",
@@ -91,6 +94,12 @@ class InputError(RagcardError):
 
 class ConfigError(RagcardError):
     """A bad configuration file or option."""
+
+
+class ConfigFileError(InputError, ConfigError):
+    """A bad ``ragcard.toml`` or thresholds file: every problem with its line, key, value and
+    fix. Both an :class:`InputError` (it lists problems, and joins the problems of the other
+    input files) and a :class:`ConfigError`."""
 
 
 class MissingExtraError(RagcardError):

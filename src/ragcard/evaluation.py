@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import functools
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -21,8 +21,9 @@ from pydantic_core import to_json
 from rich.console import Console
 
 from ragcard import __version__
-from ragcard._jsonl import open_lines
+from ragcard._jsonl import read_lines
 from ragcard._parallel import score_file, workers_for
+from ragcard._recorded import attempt_record
 from ragcard._runfolder import begin, finish, results_digest
 from ragcard._scorer import AttemptScorer, score_into
 from ragcard._writing import copy_atomic, write_atomic
@@ -32,7 +33,7 @@ from ragcard.history import new_run_id
 from ragcard.judges.base import Judge
 from ragcard.judges.metaeval.calibration import calibration_line
 from ragcard.metrics.abstention import flag_label
-from ragcard.metrics.base import AttemptFailure, Layer, RunMeasures, ScoringSettings
+from ragcard.metrics.base import AttemptFailure, Layer, MetricSpec, RunMeasures, ScoringSettings
 from ragcard.metrics.recorded import RECORDED_BREAKDOWNS, recorded_placeholders, with_recorded
 from ragcard.metrics.redteam import (
     ATTACK_CATEGORIES,
@@ -43,11 +44,17 @@ from ragcard.metrics.redteam import (
 from ragcard.questions import Question, QuestionSet, load_questions
 from ragcard.report.markdown import render_markdown
 from ragcard.report.scorecard import Scorecard, build_scorecard
-from ragcard.responses import RecordedResponse, RecordedResponses
+from ragcard.responses import RecordedResponse, RecordedResponses, ResultLine, answer_problem
 from ragcard.results import AttemptRecord, ResultsLog
 from ragcard.runner import judge_progress_bar
 from ragcard.scoring import default_layers
-from ragcard.thresholds import Thresholds, check_measures, decide, load_thresholds
+from ragcard.thresholds import (
+    Thresholds,
+    check_measures,
+    decide,
+    inspect_thresholds,
+    measure_problems,
+)
 
 if TYPE_CHECKING:
     from ragcard.baseline import Comparison
@@ -150,8 +157,13 @@ def load_inputs(
     question_set_version: str | None = None,
     corpus_version: str | None = None,
     non_abstaining_flags: Iterable[str] = (),
+    responses: str | Path | None = None,
+    specs: Mapping[str, MetricSpec] | None = None,
 ) -> Inputs:
-    """Load all three inputs, reporting the problems of every file together.
+    """Load all three inputs, reporting the problems of every file together: with ``specs``
+    (the measures of the run), each threshold's measure is checked too (and its label against
+    the question set, when that loads); with ``responses``, when another file has problems,
+    those of the responses are listed as well — every problem of every input in one round.
     ``non_abstaining_flags``: the flags the configuration says are not abstentions (they
     decide which items are answerable by default)."""
     problems: list[Problem] = []
@@ -167,12 +179,20 @@ def load_inputs(
             problems.extend(error.problems)
     if "questions" in loaded and "corpus" in loaded:
         problems.extend(check_references(loaded["questions"], loaded["corpus"]))
-    if problems:
+    found, threshold_problems = inspect_thresholds(thresholds)
+    problems.extend(threshold_problems)
+    if found is not None and specs is not None:
+        labels = breakdown_labels(loaded["questions"]) if "questions" in loaded else None
+        problems.extend(measure_problems(found, with_recorded(specs), labels))
+    if problems and responses is not None:
+        known = loaded["questions"].by_id() if "questions" in loaded else None
+        problems.extend(RecordedResponses(Path(responses), known).check())
+    if problems or found is None:
         raise InputError(problems, f"{len(problems)} problem(s) in the inputs")
     return Inputs(
         loaded["questions"],
         loaded["corpus"],
-        load_thresholds(thresholds),
+        found,
         question_set_version,
         corpus_version,
     )
@@ -358,7 +378,7 @@ def _write_json(path: Path, data: dict[str, Any]) -> None:
 
 def score_responses(
     inputs: Inputs,
-    responses: str | Path | Sequence[RecordedResponse],
+    responses: str | Path | Sequence[RecordedResponse | ResultLine],
     out_dir: str | Path,
     *,
     k: int = 5,
@@ -391,12 +411,17 @@ def score_responses(
     settings = scoring_settings(run_date, k, non_abstaining_flags, False, judge)
     apply_flag_rule(inputs.questions, settings)
     scorer = AttemptScorer(by_id, inputs.corpus, settings, layers or default_layers(), judge)
-    check_run_measures(inputs.thresholds, scorer, inputs.questions)
+    try:
+        check_run_measures(inputs.thresholds, scorer, inputs.questions)
+    except InputError as error:  # listed with the problems of the responses, in one round
+        more = RecordedResponses(Path(responses), by_id).check() if isinstance(
+            responses, str | Path) else []  # fmt: skip
+        raise InputError([*error.problems, *more], error.summary) from None
     gated = [t.measure for t in inputs.thresholds.items]
     stream: RecordedResponses | None = None
     if isinstance(responses, str | Path):
         stream = RecordedResponses(Path(responses), by_id)
-        recorded: Iterable[RecordedResponse] = stream
+        recorded: Iterable[RecordedResponse | ResultLine] = stream
         answered, attempts = stream.answered, 0  # both known once the file is read
     else:
         _check_items(responses, by_id)
@@ -447,7 +472,8 @@ _NO_HISTORY = (
 
 @contextlib.contextmanager
 def _judge_progress(
-    scorer: AttemptScorer, responses: str | Path | Sequence[RecordedResponse] | None
+    scorer: AttemptScorer,
+    responses: str | Path | Sequence[RecordedResponse | ResultLine] | None,
 ) -> Iterator[None]:
     """A progress bar on stderr while the judge reads ``responses`` (counted up front: the
     non-blank lines of a file); nothing without a judge or without ``responses``."""
@@ -455,8 +481,7 @@ def _judge_progress(
         yield
         return
     if isinstance(responses, str | Path):
-        with open_lines(Path(responses)) as handle:  # (a missing file: the usual InputError)
-            total = sum(1 for line in handle if not line.isspace())
+        total = sum(1 for _ in read_lines(Path(responses)))  # (a missing file: InputError)
     else:
         total = len(responses)
     with judge_progress_bar(Console(stderr=True, soft_wrap=True)) as bar:
@@ -472,31 +497,30 @@ def _judge_progress(
             scorer.on_judged = None
 
 
-def _check_items(responses: Sequence[RecordedResponse], by_id: dict[str, Any]) -> None:
-    unknown = [r for r in responses if r.item not in by_id]
-    if unknown:
-        raise InputError(
-            [
-                Problem(
-                    "responses",
-                    None,
-                    "item",
-                    "response for an item not in the question set",
-                    r.item,
-                    fix="check the question set or the item id",
-                )
-                for r in unknown
-            ]
-        )
+def _check_items(
+    responses: Sequence[RecordedResponse | ResultLine], by_id: dict[str, Any]
+) -> None:
+    """Responses given in code are checked as a file's are: known items, answers."""
+    problems = []
+    for number, r in enumerate(responses, 1):
+        if r.item not in by_id:
+            problems.append(Problem("responses", number, "item",
+                                    "response for an item not in the question set", r.item,
+                                    fix="check the question set or the item id"))  # fmt: skip
+        if isinstance(r, RecordedResponse) and (missing := answer_problem(
+                "responses", number, r)) is not None:  # fmt: skip
+            problems.append(missing)
+    if problems:
+        raise InputError(problems)
 
 
 def _records(
-    recorded: Iterable[RecordedResponse], questions: QuestionSet, answered: set[str]
+    recorded: Iterable[RecordedResponse | ResultLine], questions: QuestionSet, answered: set[str]
 ) -> Iterator[AttemptRecord]:
     """Each recorded response as a record, then a ``not_recorded`` failure for every item that
     has none (``answered`` is complete once ``recorded`` is exhausted)."""
     for r in recorded:
-        yield AttemptRecord(r.item, r.attempt, r, None, r.latency_ms, r.first_token_ms)
+        yield attempt_record(r)
     for q in questions.questions:
         if q.id not in answered:
             failure = AttemptFailure("not_recorded", f"no recorded response for item {q.id}")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ from ragcard.history import HistoryStore, RunEntry, ThresholdLock, default_histo
 from ragcard.judges.base import Judge
 from ragcard.judges.metaeval.calibration import load_calibration, shipped_calibration
 from ragcard.judges.registry import AUTO, build_judge, resolve_backend
+from ragcard.metrics.base import MetricSpec
 
 __all__ = [
     "build_run_judge",
@@ -66,7 +68,9 @@ def judge_from_spec(spec: dict[str, Any]) -> Judge:
     return judge
 
 
-def load_project_inputs(config: Config) -> Inputs:
+def load_project_inputs(config: Config, specs: Mapping[str, MetricSpec] | None = None) -> Inputs:
+    """The question set, corpus and thresholds a project names (with ``specs``, the run's
+    measures, each threshold's measure checked too), every problem listed together."""
     return load_inputs(
         config.resolve(config.project.questions),
         config.resolve(config.project.corpus),
@@ -74,6 +78,7 @@ def load_project_inputs(config: Config) -> Inputs:
         question_set_version=config.project.question_set_version,
         corpus_version=config.project.corpus_version,
         non_abstaining_flags=config.run.non_abstaining_flags,
+        specs=specs,
     )
 
 

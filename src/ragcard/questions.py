@@ -22,9 +22,9 @@ Two things are decided here once for every layer:
 from __future__ import annotations
 
 import hashlib
+import logging
 from collections import Counter
 from dataclasses import dataclass
-from datetime import date
 from pathlib import Path
 from typing import Any, Literal
 
@@ -38,7 +38,9 @@ from pydantic import (
     model_validator,
 )
 
+from ragcard._fields import Day, Flag, Whole
 from ragcard._jsonl import load_records
+from ragcard._suggest import closest
 from ragcard.errors import InputError, Problem
 
 __all__ = [
@@ -50,6 +52,7 @@ __all__ = [
     "LabelSet",
     "Question",
     "QuestionSet",
+    "category_warnings",
     "is_abstention_flag",
     "load_questions",
 ]
@@ -64,6 +67,9 @@ KB_CATEGORIES = (
     "currency_trap",
 )
 PERSONA_CATEGORIES = ("common", "deep", "b_only", "not_in_record", "after_cutoff", "policy")
+
+#: Warnings about inputs (an unknown category …) go to this logger; the CLI prints them.
+log = logging.getLogger("ragcard.inputs")
 
 #: Categories whose items the approved sources do not answer (for that asker).
 UNANSWERABLE_CATEGORIES = frozenset(
@@ -92,7 +98,7 @@ class GoldPassage(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     id: str = Field(min_length=1)
-    grade: int = Field(default=1, ge=1, le=3)
+    grade: Whole = Field(default=1, ge=1, le=3)
 
 
 class LabelSet(BaseModel):
@@ -102,7 +108,7 @@ class LabelSet(BaseModel):
 
     by: str
     gold: list[str | GoldPassage] = Field(default_factory=list)
-    answerable: bool | None = None
+    answerable: Flag | None = None
 
 
 class Question(BaseModel):
@@ -113,18 +119,18 @@ class Question(BaseModel):
     id: str = Field(min_length=1)
     question: str = Field(min_length=1)
     asker: str = "public"
-    answerable: bool | None = None
+    answerable: Flag | None = None
     expected_answer: str | None = Field(
         default=None, validation_alias=AliasChoices("expected_answer", "reference")
     )
     gold: list[GoldPassage] = Field(
         default_factory=list, validation_alias=AliasChoices("gold", "expected_ids")
     )
-    must_pass: bool = False
+    must_pass: Flag = False
     category: str | None = None
     split: Literal["dev", "heldout"] = "dev"
     program: str | None = None
-    cutoff: date | None = None
+    cutoff: Day | None = None
     expected_corpus: list[Literal["A", "B"]] | None = None
     expected_flag: str | None = None
     authored_answer: str | None = None
@@ -227,6 +233,7 @@ class QuestionSet:
     questions: tuple[Question, ...]
     sha256: str
     line_of: dict[str, int]
+    warnings: tuple[Problem, ...] = ()
 
     def __len__(self) -> int:
         return len(self.questions)
@@ -266,6 +273,27 @@ def _check_item(path: str, line: int, question: Question) -> list[Problem]:
     return problems
 
 
+def category_warnings(path: str, records: list[tuple[int, Question]]) -> list[Problem]:
+    """One warning for each category that no kit defines, naming its lines and the closest
+    known category: a typo (``curency_trap``) silently empties the population of the measures
+    on that category, which then hold the decision as "not scored"."""
+    lines: dict[str, list[int]] = {}
+    for line, question in records:
+        if question.category is not None and question.category not in _KNOWN_CATEGORIES:
+            lines.setdefault(question.category, []).append(line)
+    warnings = []
+    for category, found in lines.items():
+        near = closest(category, sorted(_KNOWN_CATEGORIES), cutoff=0.75)
+        shown = ", ".join(map(str, found[:10])) + (" …" if len(found) > 10 else "")
+        hint = f"did you mean {near!r}? " if near else ""
+        warnings.append(Problem(
+            path, found[0], "category",
+            f"not a category of either kit, on {len(found)} item(s) (lines {shown})", category,
+            fix=f"{hint}a category of your own is allowed, but no category-specific measure "
+            "counts its items"))  # fmt: skip
+    return warnings
+
+
 def load_questions(
     path: str | Path, non_abstaining_flags: frozenset[str] | set[str] | tuple[str, ...] = ()
 ) -> QuestionSet:
@@ -298,4 +326,7 @@ def load_questions(
     if problems:
         raise InputError(problems, f"{path}: {len(problems)} problem(s) in the question set")
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
-    return QuestionSet(path, tuple(q for _, q in records), digest, seen)
+    warnings = category_warnings(str(path), records)
+    for warning in warnings:
+        log.warning("%s", warning)
+    return QuestionSet(path, tuple(q for _, q in records), digest, seen, tuple(warnings))

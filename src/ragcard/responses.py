@@ -20,19 +20,27 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from ragcard._jsonl import iter_records
+from ragcard._fields import Flag, Number, Whole
+from ragcard._jsonl import LineError, decode_line, iter_records, read_lines
+from ragcard._limits import MAX_ATTEMPTS, MAX_LATENCY_MS, MAX_SCORE, MAX_SENTENCE
 from ragcard.errors import InputError, Problem
 
 __all__ = [
     "AgentResponse",
     "Citation",
     "CitationRef",
+    "RESULT_SCHEMA_PREFIX",
+    "Recorded",
+    "RecordedError",
     "RecordedResponse",
     "RecordedResponses",
+    "ResultLine",
     "RetrievedRef",
+    "answer_problem",
     "check_repeat",
+    "is_results_file",
     "load_responses",
     "split_sentences",
     "strip_markers",
@@ -76,14 +84,14 @@ class RetrievedRef(BaseModel):
     model_config = ConfigDict(extra="allow", frozen=True)
 
     id: str
-    score: float | None = None
+    score: Number | None = Field(default=None, ge=-MAX_SCORE, le=MAX_SCORE)
 
 
 class CitationRef(BaseModel):
     model_config = ConfigDict(extra="allow", frozen=True)
 
     id: str
-    sentence: int | None = Field(default=None, ge=0)
+    sentence: Whole | None = Field(default=None, ge=0, le=MAX_SENTENCE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,9 +112,9 @@ class AgentResponse(BaseModel):
     retrieved: list[RetrievedRef] = Field(default_factory=list)
     citations: list[CitationRef] = Field(default_factory=list)
     flag: str | None = None
-    abstained: bool | None = None
-    first_token_ms: float | None = Field(default=None, ge=0)
-    latency_ms: float | None = Field(default=None, ge=0)
+    abstained: Flag | None = None
+    first_token_ms: Number | None = Field(default=None, ge=0, le=MAX_LATENCY_MS)
+    latency_ms: Number | None = Field(default=None, ge=0, le=MAX_LATENCY_MS)
     meta: dict[str, Any] = Field(default_factory=dict)
 
     @field_validator("retrieved", "citations", mode="before")
@@ -187,7 +195,77 @@ class RecordedResponse(AgentResponse):
     """A line of ``responses.jsonl``: a response plus the item id and attempt number."""
 
     item: str = Field(min_length=1)
-    attempt: int = Field(default=1, ge=0)
+    attempt: Whole = Field(default=1, ge=0, le=MAX_ATTEMPTS)
+
+
+#: ``schema`` of the lines of ragcard's own ``results.jsonl`` (``ragcard.result/1`` …).
+RESULT_SCHEMA_PREFIX = "ragcard.result/"
+
+
+class RecordedError(BaseModel):
+    """A failed attempt as ``results.jsonl`` records it."""
+
+    model_config = ConfigDict(extra="allow")
+
+    kind: str = Field(min_length=1)
+    message: str
+    raw: str | None = None
+
+
+class ResultLine(BaseModel):
+    """A line of ragcard's own ``results.jsonl`` given as recorded responses: its response
+    (or its failure) is scored again with the inputs of this run; the scores, evidence and
+    diagnosis of the run that wrote it are not read."""
+
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
+
+    schema_: str = Field(alias="schema", pattern=r"^ragcard\.result/")
+    item: str = Field(min_length=1)
+    attempt: Whole = Field(ge=0, le=MAX_ATTEMPTS)
+    response: AgentResponse | None = None
+    error: RecordedError | None = None
+    latency_ms: Number | None = Field(default=None, ge=0, le=MAX_LATENCY_MS)
+    first_token_ms: Number | None = Field(default=None, ge=0, le=MAX_LATENCY_MS)
+    started_at: str | None = None
+    tries: Whole = Field(default=1, ge=0, le=10_000)
+
+    @model_validator(mode="after")
+    def _response_or_error(self) -> ResultLine:
+        if (self.response is None) == (self.error is None):
+            raise ValueError("a result line holds either a response or an error")
+        return self
+
+
+def is_results_file(path: Path) -> bool:
+    """True when the first line of ``path`` is a line of ragcard's own ``results.jsonl``
+    (``"schema": "ragcard.result/…"``): the file is then read as :class:`ResultLine` s."""
+    try:
+        for _number, line in read_lines(path):
+            if isinstance(line, LineError) or RESULT_SCHEMA_PREFIX not in line:
+                return False
+            data, _error = decode_line(line)
+            schema = data.get("schema") if isinstance(data, dict) else None
+            return isinstance(schema, str) and schema.startswith(RESULT_SCHEMA_PREFIX)
+    except InputError:
+        return False  # (the reading itself reports it)
+    return False
+
+
+def answer_problem(name: str, line: int, record: RecordedResponse) -> Problem | None:
+    """A recorded response with no ``answer`` at all is a problem unless it abstains
+    (``"abstained": true`` or a raised flag): scoring it as an empty answer would turn a
+    mapping error (the answer under another name) into wrong answers. An explicit
+    ``"answer": ""`` is the agent's (empty) answer and is scored as such."""
+    if "answer" in record.model_fields_set or record.abstained or record.flag:
+        return None
+    return Problem(
+        name,
+        line,
+        "answer",
+        "no answer, and the response does not abstain",
+        fix='record the answer as "answer" (is it under another name?), or '
+        '"abstained": true when the agent declined; an empty answer on purpose is "answer": ""',
+    )
 
 
 def strip_markers(text: str) -> str:
@@ -234,9 +312,14 @@ def split_sentences(text: str) -> list[str]:
     return sentences
 
 
-def load_responses(path: str | Path) -> list[RecordedResponse]:
-    """Load recorded responses (SPEC §1.4), listing every bad line."""
+def load_responses(path: str | Path) -> list[RecordedResponse | ResultLine]:
+    """Load recorded responses (SPEC §1.4), listing every bad line; a file of ragcard's own
+    results (``results.jsonl``) loads as its :class:`ResultLine` s."""
     return list(RecordedResponses(Path(path)))
+
+
+#: A recorded attempt: a line of responses.jsonl, or of ragcard's results.jsonl.
+Recorded = RecordedResponse | ResultLine
 
 
 @dataclass(slots=True)
@@ -245,19 +328,31 @@ class RecordedResponses:
 
     Iterating yields each response in file order until the first problem, then keeps reading
     only to find every other problem (bad JSON or fields, a repeated ``(item, attempt)``, an
-    item not in ``known_items`` when given), and raises one :class:`InputError` listing them
-    all when the file ends. Nothing of a response is kept once it is yielded: only the
-    ``(item, attempt)`` keys (for repeats), the items answered and the highest attempt, which
-    are complete once the iteration ends.
+    item not in ``known_items`` when given, a response with no answer that does not abstain
+    when ``require_answers``), and raises one :class:`InputError` listing them all when the
+    file ends. Nothing of a response is kept once it is yielded: only the ``(item, attempt)``
+    keys (for repeats), the items answered and the highest attempt, which are complete once
+    the iteration ends.
+
+    A file whose first line is a line of ragcard's own ``results.jsonl`` is read as
+    :class:`ResultLine` s (its responses and failures, scored again); ``results_format`` says
+    so once iteration has begun.
     """
 
     path: Path
     known_items: Container[str] | None = None
+    require_answers: bool = True
     answered: set[str] = field(default_factory=set)
     max_attempt: int = 0
     problems: list[Problem] = field(default_factory=list)
+    results_format: bool = False
 
-    def __iter__(self) -> Iterator[RecordedResponse]:
+    def line_model(self) -> type[RecordedResponse] | type[ResultLine]:
+        """The model each line is read as (looked up from the file's first line)."""
+        self.results_format = is_results_file(self.path)
+        return ResultLine if self.results_format else RecordedResponse
+
+    def __iter__(self) -> Iterator[Recorded]:
         name = str(self.path)
         self.problems.clear()
         self.answered.clear()
@@ -265,13 +360,18 @@ class RecordedResponses:
         repeats: list[Problem] = []
         unknown: list[Problem] = []
         seen: dict[tuple[str, int], int] = {}  # (item, attempt) → the last line it was on
-        for line, record, problems in iter_records(self.path, RecordedResponse, "response"):
+        model: type[Recorded] = self.line_model()
+        for line, record, problems in iter_records(self.path, model, "response"):
             if record is None:
                 self.problems.extend(problems)
                 continue
             repeat = check_repeat(seen, name, line, record.item, record.attempt)
             if repeat is not None:
                 repeats.append(repeat)
+            if self.require_answers and isinstance(record, RecordedResponse):
+                missing = answer_problem(name, line, record)
+                if missing is not None:
+                    self.problems.append(missing)
             if self.known_items is not None and record.item not in self.known_items:
                 unknown.append(unknown_problem(name, line, record.item))
             elif not (self.problems or repeats or unknown):
@@ -287,6 +387,15 @@ class RecordedResponses:
         if self.problems:
             count = len(self.problems)
             raise InputError(self.problems, f"{self.path}: {count} problem(s) in the responses")
+
+    def check(self) -> list[Problem]:
+        """Read the whole file only to find its problems (nothing is scored)."""
+        try:
+            for _record in self:
+                pass
+        except InputError as error:
+            return list(error.problems)
+        return []
 
 
 def check_repeat(

@@ -25,7 +25,7 @@ from ragcard._scorer import AttemptScorer
 from ragcard._writing import remove, write_atomic
 from ragcard.adapters import Adapter, build_adapter
 from ragcard.baseline import compare_runs
-from ragcard.config import Config, load_config
+from ragcard.config import Config
 from ragcard.errors import ConfigError, InputError, Problem
 from ragcard.evaluation import (
     EvaluationResult,
@@ -43,7 +43,8 @@ from ragcard.history import HistoryStore, RunEntry
 from ragcard.judges.base import Judge
 from ragcard.metrics.base import AttemptFailure
 from ragcard.metrics.redteam import agent_digest
-from ragcard.project import build_run_judge, freeze, load_project_inputs, project_history_url
+from ragcard.preflight import check_project
+from ragcard.project import freeze
 from ragcard.questions import Question
 from ragcard.redteam.measures import project_measures
 from ragcard.report.comparison import render_comparison_markdown
@@ -86,30 +87,27 @@ def run_evaluation(
     With ``baseline`` (``"shipped"`` for the last shipped run, or a run id/folder) the run is
     compared with it and a failing regression gate holds the exit code.
     """
-    config = load_config(config_path)
-    if not config.agent:
-        raise ConfigError(f"{config.path}: no [agent] table: say which agent to call")
+    checked = check_project(  # every problem of every input, before anything runs
+        config_path,
+        out_dir=out_dir,
+        eval_dir=eval_dir,
+        history_url=history_url,
+        attempts=attempts,
+        concurrency=concurrency,
+        agent_options=agent_options,
+        retrieval_only=retrieval_only,
+    )
+    config, inputs, run, judge = checked.config, checked.inputs, checked.run, checked.judge
     declared = {name: config.resolve(name) for name in config.project.inputs}
     before = declared_inputs(declared)
-    inputs = load_project_inputs(config)
-    run = config.run.model_copy(
-        update={
-            k: v
-            for k, v in {"attempts": attempts, "concurrency": concurrency}.items()
-            if v is not None
-        }
-    )
     out = Path(out_dir) if out_dir is not None else config.resolve(run.out)
-    spec = config.agent_spec()
-    if agent_options:
-        spec["options"] = {**spec.get("options", {}), **agent_options}
-    history = history_url or project_history_url(config)
+    spec = checked.agent_spec
+    history = checked.history_url
     who = by or getpass.getuser()
     with HistoryStore(history) as store:
         loosening = _check_lock(store, config, inputs, override_reason)
         base = _baseline_run(store, baseline, config.project.name, inputs.questions.sha256, out)
         amended = checked_labels(store, config.project.name, inputs.questions)
-    judge = build_run_judge(config)
     settings = scoring_settings(
         run.run_date, run.k, run.non_abstaining_flags, retrieval_only, judge
     )

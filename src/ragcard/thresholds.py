@@ -19,24 +19,29 @@ holds unless a threshold on ``agent_error_rate`` says how many failures are acce
 must-pass item with a failed attempt holds it; and a threshold whose measure was computed on
 fewer items than its population (some items never answered) is ``not_distinguishable`` — never
 ``met`` — unless even the most favourable answers from the missing items would miss it.
+
+Every problem of the file is listed at once with its line (:class:`ConfigFileError`): unknown
+keys (with the closest known one), a ``value`` that is not a finite number (``inf``, ``nan``,
+``true`` and ``"0.9"`` are refused), a measure this run does not compute, a share outside 0–1.
 """
 
 from __future__ import annotations
 
 import hashlib
 import operator
-import tomllib
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ragcard._files import read_file
+from ragcard._fields import Number
+from ragcard._suggest import did_you_mean
+from ragcard._toml import TomlFile, read_toml, table_problems, unique, validation_problems
 from ragcard.coverage import Coverage
-from ragcard.errors import ConfigError
+from ragcard.errors import ConfigError, ConfigFileError, Problem
 from ragcard.metrics.base import MetricSpec, MetricValue, Unscored, parse_metric_name
 
 __all__ = [
@@ -47,7 +52,9 @@ __all__ = [
     "Thresholds",
     "check_measures",
     "decide",
+    "inspect_thresholds",
     "load_thresholds",
+    "measure_problems",
     "template_text",
 ]
 
@@ -65,9 +72,9 @@ TEMPLATES = {"knowledge-base": "kb.toml", "persona": "persona.toml"}
 class Threshold(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    measure: str = Field(min_length=1)
+    measure: str = Field(min_length=1, max_length=200)
     comparison: Comparison
-    value: float
+    value: Number
     type: Literal["must-pass", "graded"]
     reason: str = Field(min_length=1)
     owner: str | None = None
@@ -84,9 +91,21 @@ class _ThresholdsFile(BaseModel):
 
 @dataclass(frozen=True, slots=True)
 class Thresholds:
+    """The thresholds of a file; ``lines``: the line of each threshold's ``measure`` (or of
+    its ``[[threshold]]`` header), for the problems found once the run's measures are known."""
+
     path: Path | None
     items: tuple[Threshold, ...]
     sha256: str
+    lines: tuple[int | None, ...] = ()
+
+    def problem(
+        self, number: int, message: str, value: object = None, fix: str | None = None
+    ) -> Problem:
+        """A problem of threshold ``number`` (1-based) at its line."""
+        line = self.lines[number - 1] if number <= len(self.lines) else None
+        field = f"[[threshold]] #{number} measure"
+        return Problem(str(self.path or "thresholds"), line, field, message, value, fix)
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,46 +134,74 @@ class Decision:
     reasons: tuple[str, ...]
 
 
-def _parse(text: str, source: str) -> tuple[Threshold, ...]:
+_NEEDS = (
+    "each [[threshold]] needs measure, comparison (>=, <=, >, <, ==), value (a number), "
+    "type ('must-pass' or 'graded') and reason"
+)
+
+
+def _items(toml: TomlFile, problems: list[Problem]) -> list[tuple[int, Any]]:
+    listed = toml.data.get("threshold", [])
+    if isinstance(listed, list) and all(isinstance(entry, dict) for entry in listed):
+        return list(enumerate(listed))
+    problems.append(toml.problem(("threshold",), "must be a list of [[threshold]] tables",
+                                 fix=_NEEDS))  # fmt: skip
+    return []
+
+
+def _check_threshold(
+    toml: TomlFile, index: int, table: Any, problems: list[Problem]
+) -> Threshold | None:
     try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        raise ConfigError(f"{source}: not valid TOML ({error})") from None
-    try:
-        parsed = _ThresholdsFile.model_validate(data)
+        threshold = Threshold.model_validate(table)
     except ValidationError as error:
-        lines = []
-        for item in error.errors():
-            loc = item["loc"]
-            where = f"threshold #{int(loc[1]) + 1}" if len(loc) > 1 else "file"
-            field = ".".join(str(p) for p in loc[2:]) or str(loc[0])
-            lines.append(f"  {source}: {where}, field '{field}': {item['msg']}")
-        raise ConfigError(
-            "bad thresholds file:\n"
-            + "\n".join(lines)
-            + "\n  each [[threshold]] needs measure, comparison (>=, <=, >, <, ==), value, "
-            "type ('must-pass' or 'graded') and a reason"
-        ) from None
-    for threshold in parsed.threshold:
-        try:
-            parse_metric_name(threshold.measure)
-        except ValueError as error:
-            raise ConfigError(f"{source}: {error}") from None
-    return tuple(parsed.threshold)
+        found = validation_problems(toml, ("threshold", index), error, Threshold)
+        problems.extend(p if p.message != "is required" else
+                        Problem(p.file, p.line, p.field, p.message, fix=_NEEDS)
+                        for p in found)  # fmt: skip
+        return None
+    try:
+        parse_metric_name(threshold.measure)
+    except ValueError as error:
+        problems.append(toml.problem(("threshold", index, "measure"), str(error),
+                                     fix="write a measure name such as recall@5, access_leaks "
+                                     "or flag_accuracy[not_in_record]"))  # fmt: skip
+        return None
+    return threshold
+
+
+def inspect_thresholds(path: str | Path) -> tuple[Thresholds | None, list[Problem]]:
+    """A thresholds file and every problem in it, each on its line (None when a threshold is
+    unusable: the file must be fixed before a run)."""
+    path = Path(path)
+    try:
+        toml, problems = read_toml(path)
+    except FileNotFoundError:
+        return None, [Problem(str(path), None, None, "thresholds file not found",
+                              fix="write one before the first run (`ragcard init --kit "
+                              "knowledge-base` writes a template)")]  # fmt: skip
+    except ConfigFileError as error:  # bad syntax, not a readable UTF-8 regular file …
+        return None, list(error.problems)
+    problems += table_problems(toml, ["threshold"], "tables of a thresholds file")
+    items, lines = [], []
+    for index, table in _items(toml, problems):
+        threshold = _check_threshold(toml, index, table, problems)
+        if threshold is not None:
+            items.append(threshold)
+            lines.append(toml.line_of(("threshold", index, "measure")))
+    problems = unique(problems)
+    if problems:
+        return None, problems
+    thresholds = Thresholds(path, tuple(items), hashlib.sha256(toml.raw).hexdigest(), tuple(lines))
+    return thresholds, []
 
 
 def load_thresholds(path: str | Path) -> Thresholds:
-    """Load a thresholds file; :class:`ConfigError` names the threshold and field when bad."""
-    path = Path(path)
-    try:
-        raw, text = read_file(path)
-    except FileNotFoundError:
-        raise ConfigError(
-            f"{path}: thresholds file not found — write one before the first run "
-            "(`ragcard init --kit knowledge-base` writes a template)"
-        ) from None
-    items = _parse(text, str(path))
-    return Thresholds(path, items, hashlib.sha256(raw).hexdigest())
+    """Load a thresholds file; a :class:`ConfigFileError` lists every problem with its line."""
+    thresholds, problems = inspect_thresholds(path)
+    if thresholds is None:
+        raise ConfigFileError(problems, f"{path}: {len(problems)} problem(s) in the thresholds")
+    return thresholds
 
 
 def template_text(kit: str) -> str:
@@ -169,44 +216,54 @@ def check_measures(
     specs: Mapping[str, MetricSpec],
     labels: Mapping[str, Collection[str]] | None = None,
 ) -> None:
-    """Raise ConfigError naming the file and every threshold whose measure this run does not
-    compute — before the run, so that a typo costs no agent call. With ``labels`` (each
-    broken-down measure → the labels its items have, known from the question set), a
-    breakdown threshold must also name a broken-down measure and a label some item has."""
-    where = f"{thresholds.path}: " if thresholds.path else ""
-    unknown = [
-        f"threshold {number} ({t.measure!r})"
-        for number, t in enumerate(thresholds.items, 1)
-        if _measure_name(t.measure) not in specs
-    ]
-    if unknown:
-        raise ConfigError(
-            f"{where}unknown measure in {', '.join(unknown)}; fix the name (a breakdown is "
-            f"written measure[label]) or remove the threshold. Measures of this run: "
-            f"{', '.join(sorted(specs))}"
+    """Raise :class:`ConfigFileError` listing, each at its line, every threshold whose measure
+    this run does not compute — before the run, so that a typo costs no agent call — and every
+    threshold on a share (a rate) whose value is outside 0–1. With ``labels`` (each broken-down
+    measure → the labels its items have, known from the question set), a breakdown threshold
+    must also name a broken-down measure and a label some item has."""
+    problems = measure_problems(thresholds, specs, labels)
+    if problems:
+        raise ConfigFileError(
+            problems, f"{thresholds.path or 'thresholds'}: {len(problems)} problem(s)"
         )
-    if labels is None:
-        return
+
+
+def measure_problems(
+    thresholds: Thresholds,
+    specs: Mapping[str, MetricSpec],
+    labels: Mapping[str, Collection[str]] | None = None,
+) -> list[Problem]:
+    """The problems :func:`check_measures` raises."""
     problems = []
     for number, threshold in enumerate(thresholds.items, 1):
         _base, _k, label = parse_metric_name(threshold.measure)
         name = _measure_name(threshold.measure)
-        if label is None:
+        spec = specs.get(name)
+        if spec is None:
+            problems.append(thresholds.problem(
+                number, "unknown measure", threshold.measure,
+                fix=did_you_mean(name, specs, "measures of this run") + " (a breakdown is "
+                "written measure[label]; or remove the threshold)"))  # fmt: skip
+            continue
+        if spec.kind == "rate" and not 0 <= threshold.value <= 1:
+            problems.append(thresholds.problem(
+                number, f"{name} is a share between 0 and 1, the value {threshold.value:g} is not",
+                threshold.value, fix="write the share as a fraction (90% is 0.9)"))  # fmt: skip
+        if label is None or labels is None:
             continue
         if name not in labels:
             broken = ", ".join(sorted(labels)) or "none"
-            problems.append(
-                f"threshold {number} ({threshold.measure!r}): {name} has no breakdown "
-                f"(measures broken down by label: {broken})"
-            )
+            fix = f"measures broken down by label: {broken}; or remove the threshold"
+            problems.append(thresholds.problem(number, f"{name} has no breakdown",
+                                               threshold.measure, fix=fix))  # fmt: skip
         elif label not in labels[name]:
-            known = ", ".join(sorted(labels[name])) or "none: no item is labelled"
-            problems.append(
-                f"threshold {number} ({threshold.measure!r}): no item of the question set "
-                f"has the label {label!r} (labels of {name}: {known})"
-            )
-    if problems:
-        raise ConfigError(f"{where}{'; '.join(problems)}; fix the label or remove the threshold")
+            known = sorted(labels[name])
+            fix = did_you_mean(label, known, f"labels of {name}") if known else (
+                f"no item is labelled for {name}; remove the threshold")
+            problems.append(thresholds.problem(
+                number, f"no item of the question set has the label {label!r}",
+                threshold.measure, fix=fix))  # fmt: skip
+    return problems
 
 
 def _measure_name(measure: str) -> str:

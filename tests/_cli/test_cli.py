@@ -120,7 +120,8 @@ def test_terminal_scorecard_and_errors_print_brackets_verbatim(mini: Path, tmp_p
     bad.write_text(per_flag.read_text().replace("flag_accuracy[", "flag_acuracy["))
     result = runner.invoke(app, score_args(mini, tmp_path / "out2", bad), env={"COLUMNS": "400"})
     assert result.exit_code == 2 and "Traceback" not in result.output
-    assert "unknown measure in threshold 1 ('flag_acuracy[not_in_record]')" in result.output
+    assert ("bad.toml:2 field '[[threshold]] #1 measure': unknown measure (got "
+            "'flag_acuracy[not_in_record]')") in result.output  # fmt: skip
     assert not (tmp_path / "out2").exists()  # refused before scoring anything
 
 
@@ -137,7 +138,8 @@ def test_run_refuses_an_unknown_measure_before_calling_the_agent(tmp_path: Path)
     args = ["run", str(project), "--out", str(out), "--no-progress"]
     result = runner.invoke(app, args, env={"COLUMNS": "400"})
     assert result.exit_code == 2, result.output
-    expected = r"thresholds.toml: unknown measure in threshold \d+ \('recal@5'\)"
+    expected = r"thresholds.toml:\d+ field '\[\[threshold\]\] #\d+ measure': unknown measure "
+    expected += r"\(got 'recal@5'\) — did you mean 'recall@5'\?"
     assert re.search(expected, result.output)
     assert not (out / "results.jsonl").exists()
     # a label no item of the question set has (its items expect not_in_record)
@@ -146,7 +148,7 @@ def test_run_refuses_an_unknown_measure_before_calling_the_agent(tmp_path: Path)
     result = runner.invoke(app, args, env={"COLUMNS": "400"})
     assert result.exit_code == 2, result.output
     assert "no item of the question set has the label 'not_in_recrod'" in result.output
-    assert "(labels of flag_accuracy: not_in_record)" in result.output
+    assert "did you mean 'not_in_record'? (labels of flag_accuracy: not_in_record)" in result.output
     assert not (out / "results.jsonl").exists()
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import logging
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
@@ -37,6 +38,21 @@ JunitOption = Annotated[
 ]
 
 
+class _Warnings(logging.Handler):
+    """ragcard's warnings (logger ``ragcard``: an unknown category …) as ``warning:`` lines on
+    stderr, where the CLI's errors go."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        err.print(f"[yellow]warning:[/] {escape(record.getMessage())}", highlight=False)
+
+
+def show_warnings() -> None:
+    """Print ragcard's warnings on stderr (once installed, for every command)."""
+    logger = logging.getLogger("ragcard")
+    if not any(isinstance(handler, _Warnings) for handler in logger.handlers):
+        logger.addHandler(_Warnings(logging.WARNING))
+
+
 def user_errors(command: Callable[P, R]) -> Callable[P, R]:
     """Map ragcard's user errors — and the operating system's refusals of a path the user
     gave (a file that cannot be read or written) — to a clear message on stderr and exit
@@ -44,6 +60,7 @@ def user_errors(command: Callable[P, R]) -> Callable[P, R]:
 
     @functools.wraps(command)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        show_warnings()
         try:
             return command(*args, **kwargs)
         except InputError as error:

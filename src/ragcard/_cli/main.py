@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+import sys
+from typing import Annotated, Any
 
 import typer
 
 from ragcard import __version__
+from ragcard._cli._crash import report_internal_error
 from ragcard._cli.compare import compare_command
 from ragcard._cli.governance import stale_command, thresholds_app
 from ragcard._cli.history import history_command, ship_command
@@ -23,7 +25,20 @@ from ragcard._cli.score import score_command
 from ragcard._cli.signing import keys_new_command, sign_command, verify_command
 from ragcard._cli.trec import trec_command
 
-app = typer.Typer(
+
+class _Ragcard(typer.Typer):
+    """The command line: an exception that is not one of ragcard's own errors (those exit 2 in
+    each command) is a bug, reported on one line with its traceback saved to a file, and exits
+    3 — never 1, which means HOLD."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return super().__call__(*args, **kwargs)
+        except Exception as error:  # everything else is ragcard's own defect
+            sys.exit(report_internal_error(error))
+
+
+app = _Ragcard(
     name="ragcard",
     no_args_is_help=True,
     add_completion=False,
@@ -45,8 +60,10 @@ def _main(
     ] = False,
 ) -> None:
     """Is this knowledge agent good enough to ship — and if not, what is broken? Exit codes: 0
-    ship, 1 hold, 2 bad input. The file formats, measures and agent contract: docs/ in the
-    repository (docs/README.md)."""
+    ship, 1 hold, 2 bad input or usage (every problem listed with file:line, field, value and
+    fix), 3 internal error (a bug in ragcard; the traceback is saved to a log file named on
+    stderr). The file formats, measures and agent contract: docs/ in the repository
+    (docs/README.md)."""
 
 
 app.command("run")(run_command)

@@ -10,13 +10,15 @@ import typer
 from rich.console import Console
 
 from ragcard._cli._common import JunitOption, err, parse_options, user_errors
+from ragcard._limits import MAX_K
 from ragcard.errors import ConfigError
-from ragcard.evaluation import load_inputs, score_responses
+from ragcard.evaluation import load_inputs, score_responses, scoring_settings
 from ragcard.goldset.labellog import checked_labels
 from ragcard.history import HistoryStore, default_history_url
 from ragcard.project import judge_from_spec
 from ragcard.report.junit import run_suites, write_junit
 from ragcard.report.terminal import print_scorecard
+from ragcard.scoring import default_layers, metric_specs
 
 
 @user_errors
@@ -26,7 +28,9 @@ def score_command(
     responses: Annotated[Path, typer.Option("--responses", "-r", help="responses.jsonl")],
     thresholds: Annotated[Path, typer.Option("--thresholds", "-t", help="thresholds.toml")],
     out: Annotated[Path, typer.Option("--out", help="output folder")] = Path("out"),
-    k: Annotated[int, typer.Option(help="cut-off for recall@k and nDCG@k")] = 5,
+    k: Annotated[
+        int, typer.Option(min=1, max=MAX_K, help="cut-off for recall@k and nDCG@k")
+    ] = 5,
     run_date: Annotated[
         str | None,
         typer.Option(
@@ -42,6 +46,7 @@ def score_command(
         int | None,
         typer.Option(
             min=1,
+            max=256,
             help="processes that score the file (default: one per core for files of 4 MiB or "
             "more, else 1); the outputs are the same for any number",
         ),
@@ -86,19 +91,26 @@ def score_command(
     ship, 1 hold."""
     if judge_option and judge is None:
         raise ConfigError("--judge-option goes with --judge NAME")
-    inputs = load_inputs(
-        questions, corpus, thresholds, non_abstaining_flags=non_abstaining_flag or ()
-    )
-    history = db or default_history_url(questions.resolve().parent)
-    with HistoryStore(history) as store:
-        key = project or str(questions.resolve())
-        amended = checked_labels(store, key, inputs.questions)
     day = _date(run_date) if run_date else None
     chosen = None
     if judge is not None:
         options = parse_options(judge_option or [], "--judge-option")
         chosen = judge_from_spec({**options, "backend": judge})
     try:
+        settings = scoring_settings(day, k, non_abstaining_flag or (), False, chosen)
+        specs = metric_specs(default_layers(), settings)
+        inputs = load_inputs(
+            questions,
+            corpus,
+            thresholds,
+            non_abstaining_flags=non_abstaining_flag or (),
+            responses=responses,  # every problem of the four files in one round
+            specs=specs,
+        )
+        history = db or default_history_url(questions.resolve().parent)
+        with HistoryStore(history) as store:
+            key = project or str(questions.resolve())
+            amended = checked_labels(store, key, inputs.questions)
         result = score_responses(
             inputs,
             responses,

@@ -10,13 +10,19 @@ Each call is answered with the record of the same item and attempt. There is no 
 asking for an attempt that was not recorded (say attempt 3 of an item recorded twice) raises
 :class:`NotRecordedError` — kind ``not_recorded``, not transient, so the runner records it on
 that item-attempt without retrying. Latency is the record's ``latency_ms`` when present.
+
+The recording may also be ragcard's own ``results.jsonl``: each attempt is replayed as it was,
+a failed one as :class:`RecordedFailure` with the kind and message it had. ``ragcard run``
+checks the recording before the first call as ``ragcard score`` does: a response for an item
+the question set does not hold, or (unless ``--retrieval-only``) a response with no answer
+that does not abstain, is a problem of its line (:func:`ragcard.project.check_project`).
 """
 
 from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Container, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -25,15 +31,30 @@ from pydantic import BaseModel, ConfigDict, Field
 from ragcard.adapters._common import load_config
 from ragcard.adapters.base import AgentCall, AgentReply
 from ragcard.errors import AgentError
-from ragcard.responses import AgentResponse, RecordedResponse, load_responses
+from ragcard.responses import (
+    AgentResponse,
+    Recorded,
+    RecordedResponse,
+    RecordedResponses,
+    ResultLine,
+)
 
-__all__ = ["NotRecordedError", "ReplayAdapter", "ReplayConfig"]
+__all__ = ["NotRecordedError", "RecordedFailure", "ReplayAdapter", "ReplayConfig"]
 
 
 class NotRecordedError(AgentError):
     """No recorded response for this item-attempt (never retried)."""
 
     kind = "not_recorded"
+
+
+class RecordedFailure(AgentError):
+    """An attempt that failed in the recorded run (a line of ``results.jsonl`` with an error),
+    replayed with its kind and message (never retried)."""
+
+    def __init__(self, kind: str, message: str, raw: str | None = None) -> None:
+        super().__init__(message, raw)
+        self.kind = kind
 
 
 class ReplayConfig(BaseModel):
@@ -51,12 +72,12 @@ class ReplayAdapter:
 
     def __init__(
         self,
-        records: Iterable[RecordedResponse],
+        records: Iterable[Recorded],
         *,
         source: str | None = None,
         sha256: str | None = None,
     ) -> None:
-        self._records: dict[tuple[str, int], RecordedResponse] = {}
+        self._records: dict[tuple[str, int], Recorded] = {}
         self._attempts: dict[str, list[int]] = {}
         for record in records:
             self._records[(record.item, record.attempt)] = record
@@ -65,9 +86,19 @@ class ReplayAdapter:
         self._sha256 = sha256
 
     @classmethod
-    def from_path(cls, path: str | Path) -> ReplayAdapter:
-        """Load ``responses.jsonl`` (an :class:`~ragcard.errors.InputError` lists bad lines)."""
-        records = load_responses(path)
+    def from_path(
+        cls,
+        path: str | Path,
+        *,
+        known_items: Container[str] | None = None,
+        require_answers: bool = False,
+    ) -> ReplayAdapter:
+        """Load ``responses.jsonl`` or a ``results.jsonl`` (an
+        :class:`~ragcard.errors.InputError` lists bad lines, and with ``known_items`` the
+        responses for other items; with ``require_answers``, responses with no answer that do
+        not abstain)."""
+        stream = RecordedResponses(Path(path), known_items, require_answers)
+        records = list(stream)
         digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()
         return cls(records, source=str(path), sha256=digest)
 
@@ -85,15 +116,21 @@ class ReplayAdapter:
         """The recorded response of ``call.item_id`` at ``call.attempt``."""
         start = time.monotonic()
         record = self._lookup(call)
-        data = record.model_dump(exclude={"item", "attempt"}, exclude_unset=True)
-        response = AgentResponse.model_validate(data)
-        return _reply(response, start)
+        if isinstance(record, RecordedResponse):
+            data = record.model_dump(exclude={"item", "attempt"}, exclude_unset=True)
+            return _reply(AgentResponse.model_validate(data), start)
+        response = _recorded_response(record)
+        reply = _reply(response, start)
+        if record.latency_ms is not None and response.latency_ms is None:
+            return AgentReply(response, record.latency_ms, record.first_token_ms)
+        return reply
 
     async def retrieve(self, call: AgentCall) -> AgentReply:
         """Only the recorded ``retrieved`` list of the item-attempt."""
         start = time.monotonic()
         record = self._lookup(call)
-        return _reply(AgentResponse(retrieved=list(record.retrieved)), start)
+        found = record if isinstance(record, RecordedResponse) else _recorded_response(record)
+        return _reply(AgentResponse(retrieved=list(found.retrieved)), start)
 
     async def aclose(self) -> None:
         """Nothing to release."""
@@ -107,7 +144,7 @@ class ReplayAdapter:
             "responses": len(self._records),
         }
 
-    def _lookup(self, call: AgentCall) -> RecordedResponse:
+    def _lookup(self, call: AgentCall) -> Recorded:
         record = self._records.get((call.item_id, call.attempt))
         if record is None:
             recorded = sorted(self._attempts.get(call.item_id, []))
@@ -121,6 +158,15 @@ class ReplayAdapter:
                 "record more attempts or run with fewer"
             )
         return record
+
+
+def _recorded_response(record: ResultLine) -> AgentResponse:
+    """The response of a results.jsonl line, or its recorded failure raised."""
+    if record.response is None:
+        error = record.error
+        kind, message = (error.kind, error.message) if error else ("agent_error", "no response")
+        raise RecordedFailure(kind, f"recorded failure: {message}", error.raw if error else None)
+    return record.response
 
 
 def _reply(response: AgentResponse, start: float) -> AgentReply:
