@@ -10,6 +10,7 @@ Aggregation over items lives in :mod:`ragcard.scoring`, the same for every layer
 from __future__ import annotations
 
 import datetime as dt
+import math
 import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
@@ -75,17 +76,46 @@ def parse_metric_name(name: str) -> tuple[str, int | None, str | None]:
 
 @dataclass(frozen=True, slots=True)
 class MetricValue:
-    """An aggregated result: value, population size and (except for counts) a 95% interval."""
+    """An aggregated result: value, population size and (except for counts) a 95% interval.
+
+    A quantile's interval may be open: ``ci[0]`` is ``-inf`` or ``ci[1]`` is ``inf`` where the
+    data cannot bound the quantile on that side (p95 of fewer than 72 values has no upper
+    end); ``observed`` then holds the smallest and largest value, which the reports show as
+    ``< min`` / ``> max``. ``scorecard.json`` keeps ``"ci": [lo, hi]`` for bounded intervals
+    only and writes an open one as ``"ci_open"`` (see :meth:`to_json`).
+    """
 
     spec: MetricSpec
     value: float
     n: int
     ci: tuple[float, float] | None = None
+    observed: tuple[float, float] | None = None
+
+    @property
+    def bounded(self) -> tuple[bool, bool]:
+        """Whether the interval has a lower end and an upper end (True, True without one)."""
+        if self.ci is None:
+            return True, True
+        return math.isfinite(self.ci[0]), math.isfinite(self.ci[1])
 
     def to_json(self) -> dict[str, Any]:
+        """``{"value", "n", "ci": [lo, hi]}``; an open interval has no ``ci`` but
+        ``"ci_open": {"low": lo or null, "high": hi or null, "min": …, "max": …}``, null
+        marking the end the data cannot give (readers of ``ci`` never see an open end)."""
         data: dict[str, Any] = {"value": _round(self.value), "n": self.n}
-        if self.ci is not None:
+        if self.ci is None:
+            return data
+        low, high = self.bounded
+        if low and high:
             data["ci"] = [_round(self.ci[0]), _round(self.ci[1])]
+            return data
+        smallest, largest = self.observed if self.observed is not None else (None, None)
+        data["ci_open"] = {
+            "low": _round(self.ci[0]) if low else None,
+            "high": _round(self.ci[1]) if high else None,
+            "min": None if smallest is None else _round(smallest),
+            "max": None if largest is None else _round(largest),
+        }
         return data
 
 
