@@ -50,3 +50,27 @@ def test_run_lines_reach_the_file_at_once_score_lines_at_close(tmp_path: Path) -
     eager.close()
     lazy.close()
     assert (tmp_path / "score.jsonl").read_text() == '{"item":"Q1","attempt":1}\n'
+
+
+def test_results_read_back_as_json_reads_them_and_bad_lines_name_their_number(
+    tmp_path: Path,
+) -> None:
+    from ragcard.errors import InputError
+    from ragcard.results import read_results
+
+    records = [
+        {"item": "Q1", "attempt": 1, **RECORD},
+        {"item": "Q2", "attempt": 1, "text": "broken \ud800 half", "big": 10**30},
+    ]
+    path = tmp_path / "results.jsonl"
+    path.write_text("".join(dumps_line(r) for r in records) + '{"item": "Q3", "att', "utf-8")
+    read = [data for _, data in read_results(path)]  # the torn last line is skipped
+    expected = [json.loads(dumps_line(r)) for r in records]
+    assert [r["item"] for r in read] == ["Q1", "Q2"] and read[1] == expected[1]
+    assert str(read[0]["scores"]["c"]) == "-0.0" and math.isnan(read[0]["scores"]["nan"])
+    for bad in (b'{"item": "Q9", "attempt": 1, "x": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",
+                b'{"item": "Q9", "attempt": 1, "x": "\xff"}', b"null"):  # fmt: skip
+        path.write_bytes(dumps_line(records[0]).encode() + bad + b"\n")
+        with pytest.raises(InputError) as info:
+            list(read_results(path))
+        assert f"{path}:2" in str(info.value), bad[:20]

@@ -10,13 +10,15 @@ The gate fails when a measure or a must-pass item regresses.
 
 from __future__ import annotations
 
-import json
+from array import array
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
+import numpy.typing as npt
+from pydantic_core import from_json
 
 from ragcard._runfolder import check_complete
 from ragcard.errors import ConfigError, InputError, Problem
@@ -127,8 +129,20 @@ class _Item:
     must_pass: bool
     passed: bool
     symptoms: tuple[str, ...]
-    means: dict[str, float]  # per metric, over the attempts in its population
-    worst: dict[str, float]
+    row: int  # this item's row in its run's columns
+
+
+@dataclass(frozen=True, slots=True)
+class _Column:
+    """One measure over a run's items, a row per item: the mean and the worst over the
+    attempts in its population, and whether the item is in it at all."""
+
+    means: npt.NDArray[np.float64]
+    worst: npt.NDArray[np.float64]
+    present: npt.NDArray[np.bool_]
+
+
+_NONE = _Column(np.empty(0), np.empty(0), np.empty(0, dtype=bool))  # a measure never scored
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,6 +151,7 @@ class _Run:
     metrics: list[str]  # scored in this run, with PASS_RATE
     specs: dict[str, Any]
     items: dict[str, _Item]
+    columns: dict[str, _Column]
 
 
 def _load_run(path: Path, problems: list[Problem]) -> _Run | None:
@@ -153,7 +168,7 @@ def _load_run(path: Path, problems: list[Problem]) -> _Run | None:
     if missing:
         return None
     try:
-        card = json.loads(card_path.read_text(encoding="utf-8"))
+        card = from_json(card_path.read_bytes())
         config, metrics = card["config"], [PASS_RATE, *card["metrics"]]
         specs = {PASS_RATE: _PASS_SPEC, **card["metric_specs"]}
         q, c, run = config["questions"], config["corpus"], config.get("run", {})
@@ -162,34 +177,75 @@ def _load_run(path: Path, problems: list[Problem]) -> _Run | None:
             str(c.get("version") or c["sha256"][:12]), str(c["sha256"]), run.get("k"),
             run.get("attempts"), str(card.get("decision")), str(card.get("created_at", "")),
         )  # fmt: skip
-    except (json.JSONDecodeError, KeyError, TypeError, AttributeError) as error:
+    except (ValueError, KeyError, TypeError, AttributeError) as error:
         message = f"not a ragcard scorecard ({type(error).__name__}: {error})"
         problems.append(Problem(str(card_path), None, None, message, fix=fix))
         return None
-    attempts: dict[str, list[dict[str, Any]]] = {}
+    fold = _Fold()
     for number, line in read_results(results_path):
         if isinstance(line.get("passed"), bool) and isinstance(line.get("scores"), dict):
-            attempts.setdefault(str(line["item"]), []).append(line)
+            fold.add(line)
         else:
             problems.append(Problem(str(results_path), number, "passed", "not scored", fix=fix))
-    return _Run(info, metrics, specs, {item: _fold(lines) for item, lines in attempts.items()})
+    items, columns = fold.finish()
+    return _Run(info, metrics, specs, items, columns)
 
 
-def _fold(lines: list[dict[str, Any]]) -> _Item:
-    """One item over its attempts: the worst verdict, the mean and the worst of each score."""
-    values: dict[str, list[float]] = {PASS_RATE: [float(all(x["passed"] for x in lines))]}
-    symptoms: dict[str, None] = {}  # ordered set
-    for line in lines:
-        for name, value in line["scores"].items():
-            values.setdefault(name, []).append(float(value))
+class _Fold:
+    """Folds result lines into items (the worst verdict over their attempts, the diagnosis
+    symptoms in order) and a :class:`_Column` per measure (each item's mean and worst),
+    keeping only positions and values packed, not the lines."""
+
+    def __init__(self) -> None:
+        self.rows: dict[str, int] = {}
+        self.first: list[tuple[str | None, list[bool], dict[str, None]]] = []
+        self.packed: dict[str, tuple[array[int], array[float]]] = {}
+
+    def add(self, line: dict[str, Any]) -> None:
+        item = str(line["item"])
+        row = self.rows.setdefault(item, len(self.rows))
+        if row == len(self.first):  # (category from the item's first line)
+            self.first.append((line.get("category"), [False, True], {}))
+        flags, symptoms = self.first[row][1], self.first[row][2]
+        flags[0] = flags[0] or bool(line.get("must_pass"))
+        flags[1] = flags[1] and line["passed"]
         for d in line.get("diagnosis") or ():
             symptoms[str(d.get("symptom", d) if isinstance(d, dict) else d)] = None
-    return _Item(
-        lines[0].get("category"), any(bool(line.get("must_pass")) for line in lines),
-        values[PASS_RATE][0] == 1.0, tuple(symptoms),
-        {name: sum(v) / len(v) for name, v in values.items()},
-        {name: max(v) for name, v in values.items()},
-    )  # fmt: skip
+        packed = self.packed
+        for name, value in line["scores"].items():
+            column = packed.get(name)
+            if column is None:
+                column = packed[name] = (array("q"), array("d"))
+            column[0].append(row)
+            column[1].append(float(value))
+
+    def finish(self) -> tuple[dict[str, _Item], dict[str, _Column]]:
+        items = {
+            item: _Item(category, must, passed, tuple(symptoms), row)
+            for (item, row), (category, (must, passed), symptoms) in zip(
+                self.rows.items(), self.first, strict=True
+            )
+        }
+        passed = np.array([i.passed for i in items.values()], dtype=float)
+        everyone = np.ones(len(items), dtype=bool)
+        columns = {PASS_RATE: _Column(passed, passed, everyone)}
+        for name, (rows, values) in self.packed.items():
+            columns[name] = _column(rows, values, len(items))
+        return items, columns
+
+
+def _column(rows: array[int], values: array[float], size: int) -> _Column:
+    """Each item's mean (its values added in the order they came, as ``sum`` would) and
+    worst value; NaN where the item has none."""
+    positions = np.frombuffer(rows, dtype=np.int64)
+    data = np.frombuffer(values, dtype=np.float64)
+    counts = np.bincount(positions, minlength=size)
+    sums = np.bincount(positions, data, minlength=size)
+    worst = np.full(size, -np.inf)
+    np.maximum.at(worst, positions, data)
+    present = counts > 0
+    means = np.divide(sums, counts, out=np.full(size, np.nan), where=present)
+    return _Column(means, np.where(present, worst, np.nan), present)
 
 
 def _first(ids: Sequence[str], limit: int = 10) -> str:
@@ -249,23 +305,35 @@ def _verdict(worse_by: float, tolerance: float, significant: bool) -> tuple[Verd
     return "unchanged", "not significant" if worse_by < -_EPS else "no change"
 
 
+@dataclass(frozen=True, slots=True)
+class _Pairs:
+    """The items in both runs, by id, with their rows in each run's columns."""
+
+    ids: list[str]
+    base: npt.NDArray[np.int64]
+    current: npt.NDArray[np.int64]
+
+
 def _measure(
-    name: str, spec: Mapping[str, Any], pairs: list[tuple[str, _Item, _Item]], tolerance: float,
-    alpha: float, resamples: int,
+    name: str, spec: Mapping[str, Any], pairs: _Pairs, columns: tuple[_Column, _Column],
+    tolerance: float, alpha: float, resamples: int,
 ) -> MeasureComparison | None:  # fmt: skip
     higher, kind = bool(spec["higher_is_better"]), str(spec["kind"])
-    by = "worst" if kind == "count" else "means"
-    pop = [(i, getattr(b, by)[name], getattr(c, by)[name]) for i, b, c in pairs
-           if name in getattr(b, by) and name in getattr(c, by)]  # fmt: skip
-    if not pop:
+    was, now = columns
+    if was is _NONE or now is _NONE:
         return None
-    x, y = np.array([v for _, v, _ in pop]), np.array([v for _, _, v in pop])
+    both = was.present[pairs.base] & now.present[pairs.current]
+    if not both.any():
+        return None
+    by = "worst" if kind == "count" else "means"
+    x, y = getattr(was, by)[pairs.base][both], getattr(now, by)[pairs.current][both]
     ci: tuple[float, float] | None = None
     p: float | None = None
     items: tuple[str, ...] = ()
     if kind == "count":  # an item counts when its worst attempt is positive; no test: any
         x, y = (x > 0).astype(float), (y > 0).astype(float)  # increase is a regression
-        items = tuple(i for (i, _, _), was, now in zip(pop, x, y, strict=True) if now > was)
+        in_both = np.flatnonzero(both)
+        items = tuple(pairs.ids[in_both[i]] for i in np.flatnonzero(y > x))
         before, after = float(x.sum()), float(y.sum())
     else:
         test = paired_bootstrap(x, y, resamples=resamples)
@@ -279,7 +347,7 @@ def _measure(
     significant = kind == "count" or (p is not None and p < alpha)
     verdict, reason = _verdict(worse_by, tolerance, significant)
     return MeasureComparison(
-        name, str(spec.get("layer", "")), kind, higher, before, after, len(pop), tolerance,
+        name, str(spec.get("layer", "")), kind, higher, before, after, len(x), tolerance,
         verdict, reason, ci, p, items,
     )  # fmt: skip
 
@@ -320,12 +388,17 @@ def compare_runs(
     known = sorted({*base.specs, *cur.specs})
     if unknown := sorted(set(tolerances) - set(known)):
         raise ConfigError(f"tolerance for unknown measure(s) {unknown}; the measures: {known}")
-    pairs = [(i, base.items[i], cur.items[i]) for i in sorted(base.items.keys() & cur.items.keys())]
-    if not pairs:
+    ids = sorted(base.items.keys() & cur.items.keys())
+    if not ids:
         raise ConfigError(f"cannot compare {current} with baseline {baseline}: no item in both")
+    rows = (
+        np.fromiter((base.items[i].row for i in ids), dtype=np.int64, count=len(ids)),
+        np.fromiter((cur.items[i].row for i in ids), dtype=np.int64, count=len(ids)),
+    )
+    pairs = _Pairs(ids, *rows)
     flips = [
         Flip(i, c.category, b.must_pass or c.must_pass, b.passed, (c if b.passed else b).symptoms)
-        for i, b, c in pairs
+        for i, b, c in ((i, base.items[i], cur.items[i]) for i in ids)
         if b.passed != c.passed
     ]
     flips.sort(key=lambda f: (not f.regressed, not f.must_pass, f.item))
@@ -340,7 +413,8 @@ def compare_runs(
             quantiles.append(name)
         else:
             tolerance = tolerances.get(name, default_tolerance)
-            result = _measure(name, spec, pairs, tolerance, alpha, resamples)
+            columns = (base.columns.get(name, _NONE), cur.columns.get(name, _NONE))
+            result = _measure(name, spec, pairs, columns, tolerance, alpha, resamples)
             measures += [result] if result else []
             notes += [] if result else [f"{name}: no item in both runs' populations"]
     if quantiles:
@@ -359,5 +433,5 @@ def compare_runs(
     ]
     return Comparison(
         base.info, cur.info, "fail" if reasons else "pass", tuple(reasons), tuple(measures),
-        tuple(flips), len(pairs), tuple(only[0]), tuple(only[1]), tuple(notes), alpha,
+        tuple(flips), len(ids), tuple(only[0]), tuple(only[1]), tuple(notes), alpha,
     )  # fmt: skip

@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from ragcard._fields import Flag, Number, Whole
 from ragcard._jsonl import LineError, decode_line, iter_records, read_lines
 from ragcard._limits import MAX_ATTEMPTS, MAX_LATENCY_MS, MAX_SCORE, MAX_SENTENCE
+from ragcard._sentences import split_sentences as _split_sentences
 from ragcard.errors import InputError, Problem
 
 __all__ = [
@@ -48,29 +49,6 @@ __all__ = [
 ]
 
 _MARKER = re.compile(r"\[([^\[\]\s]*[0-9@#:/_.\-][^\[\]\s]*)\]")
-# A sentence ends at . ! ? (optionally followed by quotes/brackets) before whitespace and a
-# capital, digit, quote or opening bracket. Abbreviations below do not end a sentence.
-_BOUNDARY = re.compile(r"(?<=[.!?])[\"'”’)]*\s+(?=[A-Z0-9\"“‘(¿¡])")
-_TRAILING_MARKERS = re.compile(r"([.!?])((?:\s*\[[^\[\]\s]+\])+)")
-_ABBREVIATIONS = (
-    "e.g.",
-    "i.e.",
-    "etc.",
-    "Mr.",
-    "Mrs.",
-    "Ms.",
-    "Dr.",
-    "St.",
-    "No.",
-    "vs.",
-    "approx.",
-    "incl.",
-    "Fig.",
-    "cf.",
-    "p.",
-    "pp.",
-)
-_PROTECTED = tuple((a, a.replace(".", "\x00")) for a in _ABBREVIATIONS)
 _SPACES = re.compile(r"\s+")
 _SPACE_PUNCTUATION = re.compile(r"\s+([.!?,;:])")
 
@@ -283,33 +261,16 @@ def strip_markers(text: str) -> str:
     return text.strip()
 
 
-def _move_markers(match: re.Match[str]) -> str:
-    return match.group(2) + match.group(1)
-
-
-def _protect(text: str) -> str:
-    for abbreviation, protected in _PROTECTED:
-        text = text.replace(abbreviation, protected)
-    # "… rule. [p1] Next …": move trailing markers inside the sentence they close
-    return _TRAILING_MARKERS.sub(_move_markers, text) if "[" in text else text
-
-
 def split_sentences(text: str) -> list[str]:
-    """Split an answer into sentences (inline markers stay with the sentence they close).
+    """Split an answer into sentences, numbered from 0 as explicit citations number them
+    (inline markers stay with the sentence they close).
 
-    A plain rule-based splitter: it handles common abbreviations, decimals and section numbers,
-    but not every edge case of every language; agents that need exact control cite with
-    explicit ``{"id", "sentence"}`` objects.
+    The one splitter of ragcard (:mod:`ragcard._sentences`, shared with the judges and the
+    reference agent): common abbreviations, initials, decimals, amounts, list numbers and
+    line breaks are handled, but not every edge case of every language; agents that need
+    exact control cite with explicit ``{"id", "sentence"}`` objects.
     """
-    text = text.strip()
-    if not text:
-        return []
-    sentences = []
-    for part in _BOUNDARY.split(_protect(text)):
-        sentence = part.replace("\x00", ".").strip()
-        if sentence:
-            sentences.append(sentence)
-    return sentences
+    return _split_sentences(text)
 
 
 def load_responses(path: str | Path) -> list[RecordedResponse | ResultLine]:

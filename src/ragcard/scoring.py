@@ -454,7 +454,9 @@ class ScoreAccumulator:
             if not len(pooled):
                 return Unscored(spec, self._reason(spec, mask))
             q = spec.quantile if spec.quantile is not None else 0.5
-            return MetricValue(spec, quantile(pooled, q), len(pooled), quantile_ci(pooled, q))
+            ci = quantile_ci(pooled, q)
+            observed = (float(pooled.min()), float(pooled.max()))
+            return MetricValue(spec, quantile(pooled, q), len(pooled), ci, observed=observed)
         sums, attempts, maxes, trials = table.sums, table.attempts, table.maxes, table.trials
         if mask is not None:
             chosen = mask[table.positions]

@@ -43,6 +43,7 @@ from ragcard._toml import TomlFile, read_toml, table_problems, unique, validatio
 from ragcard.coverage import Coverage
 from ragcard.errors import ConfigError, ConfigFileError, Problem
 from ragcard.metrics.base import MetricSpec, MetricValue, Unscored, parse_metric_name
+from ragcard.stats import values_to_bound
 
 __all__ = [
     "TEMPLATES",
@@ -284,9 +285,28 @@ def _lookup(
     return breakdowns.get(name, {}).get(label)
 
 
+def _unbounded(threshold: Threshold, result: MetricValue) -> str | None:
+    """Why an interval with an open end cannot meet ``threshold``: an upper limit (``<=``,
+    ``<``) needs an upper end, a lower limit a lower end, ``==`` both. None when it can."""
+    has_low, has_high = result.bounded
+    needs_high = threshold.comparison in ("<=", "<", "==")
+    needs_low = threshold.comparison in (">=", ">", "==")
+    if (has_high or not needs_high) and (has_low or not needs_low):
+        return None
+    side, index = ("above", 1) if needs_high and not has_high else ("below", 0)
+    what = f"p{round(result.spec.quantile * 100):d}" if result.spec.quantile else "it"
+    needed = ""
+    if result.spec.quantile is not None:
+        needed = f"; at least {values_to_bound(result.spec.quantile)[index]} are needed"
+    return f"{result.n} value(s) cannot bound {what} from {side} (its 95% interval is open){needed}"
+
+
 def _judge(threshold: Threshold, result: MetricValue | Unscored | None) -> ThresholdResult:
     if not isinstance(result, MetricValue):
         return ThresholdResult(threshold, result, "unscored")
+    unbounded = _unbounded(threshold, result)
+    if unbounded is not None:  # a gate is never met by what the data cannot bound
+        return ThresholdResult(threshold, result, "missed", unbounded)
     compare = _OPERATORS[threshold.comparison]
     met = compare(round(result.value, 9), threshold.value)
     if result.partial and result.coverage is not None:
@@ -348,8 +368,11 @@ def decide(
     reasons = []
     for r in results:
         if r.status == "missed" and isinstance(r.result, MetricValue):
-            got = f"{r.result.value:.4g}"
-            reason = f"{r.threshold.type} {r.threshold.describe()} missed (got {got})"
+            why = f"got {r.result.value:.4g}"
+            unbounded = _unbounded(r.threshold, r.result)
+            if unbounded is not None:
+                why += f", but {unbounded}"
+            reason = f"{r.threshold.type} {r.threshold.describe()} missed ({why})"
             if coverage is not None and _measure_name(r.threshold.measure) == "agent_error_rate":
                 reason += f": {coverage.failure_line()}"
             reasons.append(reason)

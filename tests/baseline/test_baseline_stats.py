@@ -11,7 +11,9 @@ from scipy import stats as scipy_stats  # type: ignore[import-untyped]
 from ragcard.stats import bootstrap_ci, mcnemar_exact, paired_bootstrap
 
 DISCORDANT = [(0, 0), (1, 0), (0, 1), (3, 3), (5, 0), (0, 7), (2, 9), (12, 4), (17, 30),
-              (38, 0), (100, 80), (250, 310), (1, 1000)]  # fmt: skip
+              (38, 0), (100, 80), (250, 310), (1, 1000), (308, 309), (4, 5), (480, 520),
+              (0, 2000), (4500, 5500), (4950, 5050), (22500, 27500), (24900, 25100),
+              (450_000, 550_000)]  # fmt: skip
 
 
 @pytest.mark.parametrize(("regressed", "fixed"), DISCORDANT)
@@ -19,6 +21,15 @@ def test_mcnemar_exact_matches_scipy_binomtest(regressed: int, fixed: int) -> No
     n = regressed + fixed
     expected = 1.0 if n == 0 else scipy_stats.binomtest(regressed, n, 0.5).pvalue
     assert mcnemar_exact(regressed, fixed) == pytest.approx(expected, rel=1e-9, abs=1e-300)
+
+
+def test_mcnemar_exact_is_milliseconds_where_the_integer_sum_took_minutes() -> None:
+    # 50,000 discordant pairs took 413 s as an exact integer sum; no timing is asserted here
+    # (benchmarks/bench_compare.py measures it), only that the answer is scipy's
+    expected = scipy_stats.binomtest(22_500, 50_000, 0.5).pvalue
+    assert mcnemar_exact(27_500, 22_500) == pytest.approx(expected, rel=1e-9)
+    with pytest.raises(ValueError):
+        mcnemar_exact(-1, 3)
 
 
 def test_mcnemar_exact_is_symmetric_and_at_most_one() -> None:

@@ -51,12 +51,18 @@ def test_a_second_passage_adds_what_the_first_lacks() -> None:
 
 def test_a_source_name_that_would_break_the_sentence_is_not_used() -> None:
     answer, citations = draft(
+        [passage("b1", "The reform campaign began in Leeds.", doc="Acme Inc. Archive", tier="B")],
+        "Where did the reform campaign begin?",
+    )
+    # "According to Acme Inc. Archive, …" would be two sentences to ragcard ("Inc." is not an
+    # abbreviation it knows), the second unattributed
+    assert answer == "Historians note that the reform campaign began in Leeds."
+    assert citations == [{"id": "b1", "sentence": 0}]
+    answer, _ = draft(
         [passage("b1", "The reform campaign began in Leeds.", doc="J. Smith", tier="B")],
         "Where did the reform campaign begin?",
     )
-    # "According to J. Smith, …" would be two sentences to ragcard, the second unattributed
-    assert answer == "Historians note that the reform campaign began in Leeds."
-    assert citations == [{"id": "b1", "sentence": 0}]
+    assert answer == "According to J. Smith, the reform campaign began in Leeds."  # initials
 
 
 def test_a_title_field_names_the_source() -> None:

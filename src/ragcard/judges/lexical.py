@@ -41,7 +41,7 @@ The default threshold, :data:`DEFAULT_THRESHOLD`, was tuned (maximum balanced ac
 BEGIN *dev* file only (430 rows; 180 attributable, 250 not), so every figure reported on WiCE,
 on BEGIN *test* and on FaithBench is on data the threshold never saw.
 
-Measured with ``lexical/2`` (``ragcard judges evaluate --judge lexical --threshold judge
+Measured with ``lexical/3`` (``ragcard judges evaluate --judge lexical --threshold judge
 --dataset wice --dataset begin --dataset faithbench``; 95% bootstrap; the shipped calibration
 ``calibrations/lexical.json``):
 
@@ -67,6 +67,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ragcard._sentences import sentence_spans
 from ragcard.errors import ConfigError
 from ragcard.judges.base import Evidence, JudgeContext, JudgeIdentity, Label, Verdict
 from ragcard.judges.registry import check_options
@@ -90,7 +91,7 @@ DEFAULT_THRESHOLD = 0.74
 HARD_FAIL_FACTOR = 0.5
 #: Bumped whenever tokenising, weighting or the checks change: a calibration is only valid
 #: for the algorithm version it was measured on.
-ALGORITHM_VERSION = "lexical/2"  # 2: negation per clause, antonyms
+ALGORITHM_VERSION = "lexical/3"  # 2: one sentence splitter; 3: negation per clause, dates
 
 _STOPWORDS = frozenset(
     """a about above after again against all also am an and any are as at be because been
@@ -117,10 +118,6 @@ _NUMBER_WORDS = {
      "eighty": "80", "ninety": "90"}  # fmt: skip
 
 _TOKEN = re.compile(r"\d+(?:,\d{3})*(?:\.\d+)?|[^\W\d_]+(?:['’][^\W\d_]+)?")
-# A sentence ends at a line break, or at . ! ? followed by space and something that does not
-# start with a lower-case letter ("e.g. the" stays one sentence; "U.S. Army" is split, which the
-# second-sentence step repairs).
-_SENTENCE = re.compile(r"[^\n]+?(?:[.!?](?=\s+[^\sa-z])|$)", re.MULTILINE)
 
 
 def stem(word: str) -> str:
@@ -274,15 +271,9 @@ def negation_clash(claim: str, evidence: str, match: float = 0.6) -> str | None:
 
 
 def split_sentences(text: str) -> list[tuple[int, int]]:
-    """Character spans of the sentences of ``text`` (line breaks always end a sentence)."""
-    spans = []
-    for match in _SENTENCE.finditer(text):
-        start, end = match.span()
-        while start < end and text[start].isspace():
-            start += 1
-        if start < end:
-            spans.append((start, end))
-    return spans
+    """Character spans of the sentences of ``text``, split as answers are
+    (:func:`ragcard._sentences.sentence_spans`)."""
+    return sentence_spans(text)
 
 
 @dataclass(frozen=True, slots=True)

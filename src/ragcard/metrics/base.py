@@ -10,6 +10,7 @@ Aggregation over items lives in :mod:`ragcard.scoring`, the same for every layer
 from __future__ import annotations
 
 import datetime as dt
+import math
 import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
@@ -87,6 +88,12 @@ class MetricValue:
     ``coverage`` is ``(n, of)`` when the value was computed on ``n`` of the ``of`` members of
     its population (the others' every attempt failed: :mod:`ragcard.coverage`); None when
     complete.
+
+    A quantile's interval may be open: ``ci[0]`` is ``-inf`` or ``ci[1]`` is ``inf`` where the
+    data cannot bound the quantile on that side (p95 of fewer than 72 values has no upper
+    end); ``observed`` then holds the smallest and largest value, which the reports show as
+    ``< min`` / ``> max``. ``scorecard.json`` keeps ``"ci": [lo, hi]`` for bounded intervals
+    only and writes an open one as ``"ci_open"`` (see :meth:`to_json`).
     """
 
     spec: MetricSpec
@@ -95,15 +102,37 @@ class MetricValue:
     ci: tuple[float, float] | None = None
     coverage: tuple[int, int] | None = None
 
+    observed: tuple[float, float] | None = None
+
+    @property
+    def bounded(self) -> tuple[bool, bool]:
+        """Whether the interval has a lower end and an upper end (True, True without one)."""
+        if self.ci is None:
+            return True, True
+        return math.isfinite(self.ci[0]), math.isfinite(self.ci[1])
+
     @property
     def partial(self) -> bool:
         """Computed on fewer items (or attempts) than its population."""
         return self.coverage is not None and self.coverage[0] < self.coverage[1]
 
     def to_json(self) -> dict[str, Any]:
+        """``{"value", "n", "ci": [lo, hi]}``; an open interval has no ``ci`` but
+        ``"ci_open": {"low": lo or null, "high": hi or null, "min": …, "max": …}``, null
+        marking the end the data cannot give (readers of ``ci`` never see an open end)."""
         data: dict[str, Any] = {"value": _round(self.value), "n": self.n}
         if self.ci is not None:
-            data["ci"] = [_round(self.ci[0]), _round(self.ci[1])]
+            low, high = self.bounded
+            if low and high:
+                data["ci"] = [_round(self.ci[0]), _round(self.ci[1])]
+            else:
+                smallest, largest = self.observed if self.observed is not None else (None, None)
+                data["ci_open"] = {
+                    "low": _round(self.ci[0]) if low else None,
+                    "high": _round(self.ci[1]) if high else None,
+                    "min": None if smallest is None else _round(smallest),
+                    "max": None if largest is None else _round(largest),
+                }
         if self.coverage is not None:
             data["coverage"] = {"of": self.coverage[1], "missing": self.coverage[1] - self.n}
         return data

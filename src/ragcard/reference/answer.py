@@ -120,7 +120,7 @@ def _source_name(passage: Passage) -> str | None:
     """A name to attribute a tier-B passage to, or None when there is no readable one.
 
     The passage's ``title`` (an extra field) or ``doc`` qualifies when it reads like a title
-    (has a space) and does not break the sentence it is put in (``J. Smith`` would).
+    (has a space) and does not break the sentence it is put in (``Acme Inc. Archive`` would).
     """
     extra = passage.model_extra or {}
     for name in (extra.get("title"), passage.doc):

@@ -66,13 +66,19 @@ def format_value(result: MetricValue | Unscored | None) -> str:
     else:
         text = f"{result.value:.3f}"
     if result.ci is not None:
-        low, high = result.ci
-        text += (
-            f" [{low:.0f}, {high:.0f}]"
-            if result.spec.kind == "quantile"
-            else (f" [{low:.3f}, {high:.3f}]")
-        )
+        text += " " + _interval(result, result.ci)
     return f"{text} (n={result.n}{partial})"
+
+
+def _interval(result: MetricValue, ci: tuple[float, float]) -> str:
+    """'[0.850, 0.950]'; a quantile's in whole ms, an end the data cannot give shown as
+    '< smallest' / '> largest' value ('[812, > 1930]': nothing bounds p95 from above)."""
+    shown = "{:.0f}" if result.spec.kind == "quantile" else "{:.3f}"
+    has_low, has_high = result.bounded
+    smallest, largest = result.observed or ci
+    low = shown.format(ci[0]) if has_low else "< " + shown.format(smallest)
+    high = shown.format(ci[1]) if has_high else "> " + shown.format(largest)
+    return f"[{low}, {high}]"
 
 
 def _threshold_rows(card: Scorecard) -> list[str]:

@@ -15,12 +15,12 @@ not depend on file order and is the same on every machine.
 from __future__ import annotations
 
 import hashlib
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from ragcard._sentences import split_sentences as _split_sentences
 from ragcard.errors import InputError, Problem
 from ragcard.judges.base import Evidence, Task
 
@@ -133,14 +133,10 @@ def length_bucket(example: LabelledExample) -> str:
     return "long (>30 words)"
 
 
-# Sentences of a summary: break after . ! ? when the next word starts with a capital, a digit
-# or a quote, and at line breaks. Good enough to turn a summary into claims; no claim extraction.
-_SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+(?=[\"'“(A-Z0-9])|\n+")
-
-
 def split_sentences(text: str) -> tuple[str, ...]:
-    """The sentences of ``text``, stripped, empty ones dropped."""
-    return tuple(part.strip() for part in _SENTENCE_BREAK.split(text) if part.strip())
+    """The sentences of a summary, split as answers are (:mod:`ragcard._sentences`): good
+    enough to turn a summary into claims; no claim extraction."""
+    return tuple(_split_sentences(text))
 
 
 def require_file(path: Path, dataset: str, expected: str) -> Path:
