@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 import typer
-from pydantic import AliasChoices, BaseModel
+from pydantic import AliasChoices, BaseModel, create_model
 
 from ragcard import config as config_module
 from ragcard._cli.main import app
@@ -80,6 +80,12 @@ def model_names(model: type[BaseModel]) -> dict[str, str]:
     return names
 
 
+#: ragcard.toml's tables, as one model (the config reads them table by table).
+TOML_TABLES = create_model(
+    "RagcardToml",
+    **{name: (Any, None) for name in [*config_module.SECTIONS, *config_module.FREE_TABLES]},
+)
+
 MODEL_TABLES = [
     ("formats.md", "## questions.jsonl", Question),
     ("formats.md", "### gold entries", GoldPassage),
@@ -89,11 +95,12 @@ MODEL_TABLES = [
     ("formats.md", "### retrieved entries", RetrievedRef),
     ("formats.md", "### citations entries", CitationRef),
     ("formats.md", "## thresholds.toml", Threshold),
-    ("formats.md", "## ragcard.toml", config_module._File),
+    ("formats.md", "## ragcard.toml", TOML_TABLES),
     ("formats.md", "### project", config_module.ProjectSection),
     ("formats.md", "### run", config_module.RunSection),
     ("formats.md", "### history", config_module.HistorySection),
     ("formats.md", "### baseline", config_module.BaselineSection),
+    ("formats.md", "### signing", config_module.SigningSection),
     ("agents.md", "## Response", AgentResponse),
     ("agents.md", "## callable", CallableConfig),
     ("agents.md", "## http", HttpConfig),
