@@ -32,6 +32,7 @@ from ragcard.errors import ConfigError, InputError, Problem
 from ragcard.history import new_run_id
 from ragcard.judges.base import Judge
 from ragcard.judges.metaeval.calibration import calibration_line
+from ragcard.judges.metaeval.correctness import correctness_line, shipped_correctness
 from ragcard.metrics.abstention import flag_label
 from ragcard.metrics.base import AttemptFailure, Layer, MetricSpec, RunMeasures, ScoringSettings
 from ragcard.metrics.recorded import RECORDED_BREAKDOWNS, recorded_placeholders, with_recorded
@@ -236,6 +237,12 @@ def judge_block(judge: Judge | None, scorer: AttemptScorer) -> dict[str, Any]:
         }
     else:
         block["note"] = "uncalibrated: no measurement against human labels is recorded"
+    measured = shipped_correctness(judge.identity.name, judge.identity.tasks.get("correctness"))
+    if measured is not None:  # its correctness verdicts against a reader's labels
+        block["correctness_calibration"] = {
+            "line": correctness_line(measured), "n": measured["n"],
+            "dataset": measured["dataset"], "date": measured.get("date"),
+        }  # fmt: skip
     stats = getattr(judge, "stats", None)
     if callable(stats):  # LLM backends: calls, cache hits, tokens and cost
         usage = stats()

@@ -9,6 +9,7 @@ tuned on, and the published reference figures. Only parses options and calls
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Annotated
 
@@ -157,8 +158,11 @@ def _correctness_set(name: str) -> bool:
 
 def _evaluate_correctness(judge: Judge, names: list[str], seed: int, save: Path | None) -> None:
     """``judges evaluate`` on correctness labels: the judge's grades against the reader's."""
+    from ragcard._writing import write_atomic
     from ragcard.judges.base import answers_task
     from ragcard.judges.metaeval.correctness import (
+        correctness_line,
+        correctness_record,
         evaluate_correctness,
         format_correctness,
         load_correctness,
@@ -169,13 +173,19 @@ def _evaluate_correctness(judge: Judge, names: list[str], seed: int, save: Path 
             "correctness labels and support or relevance labels judge different tasks; "
             "evaluate each in its own run"
         )
-    if save is not None:
-        raise ConfigError("--save writes a calibration of support; correctness figures are printed")
+    if save is not None and len(names) > 1:
+        raise ConfigError("--save keeps one correctness evaluation: give one --dataset")
     if not answers_task(judge, "correctness"):
         raise ConfigError(f"judge '{judge.identity.name}' does not answer the correctness task")
     for name in names:
         title, examples = load_correctness(name, seed)
-        typer.echo(format_correctness(evaluate_correctness(judge, title, examples)))
+        evaluation = evaluate_correctness(judge, title, examples)
+        typer.echo(format_correctness(evaluation))
+        if save is not None:
+            record = correctness_record(evaluation, judge.identity.tasks.get("correctness"))
+            write_atomic(save, (json.dumps(record, indent=1) + "\n").encode("utf-8"))
+            err.print(f"correctness calibration written to {save}: {correctness_line(record)}",
+                      highlight=False, markup=False)  # fmt: skip
 
 
 @judges_app.command("train-ensemble")

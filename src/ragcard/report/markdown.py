@@ -210,6 +210,9 @@ def judge_summary(judge: dict[str, Any]) -> str:
         if calibration
         else "UNCALIBRATED: no measurement against human labels"
     )
+    correctness = judge.get("correctness_calibration")
+    if correctness:  # its correctness verdicts against a careful reader's
+        parts.append(str(correctness.get("line")))
     own = judge.get("own_labels")
     if own:  # against the team's own labels (ragcard review queue → import)
         parts.append(str(own.get("line")))

@@ -31,13 +31,15 @@ and the wrong answers the judge would pass, by id — the error that matters mos
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import hashlib
+import json
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
@@ -54,10 +56,13 @@ __all__ = [
     "CorrectnessEvaluation",
     "CorrectnessExample",
     "CorrectnessReport",
+    "correctness_line",
+    "correctness_record",
     "evaluate_correctness",
     "format_correctness",
     "is_correctness_labels",
     "load_correctness",
+    "shipped_correctness",
 ]
 
 #: The labels shipped with ragcard (name → file in ``judges/metaeval/data``).
@@ -301,3 +306,54 @@ def format_correctness(evaluation: CorrectnessEvaluation) -> str:
     if failures:
         lines += ["", f"no verdict on {len(failures)} answer(s): {', '.join(failures[:10])}"]
     return "\n".join(lines) + "\n"
+
+
+def correctness_record(evaluation: CorrectnessEvaluation, task: str | None) -> dict[str, Any]:
+    """What ``judges evaluate --save`` keeps of a correctness evaluation, and what the
+    scorecard shows for a judge configured as measured (its name and correctness task)."""
+    overall = evaluation.reports[-1]
+    accuracy, passing = overall.accuracy(), overall.pass_accuracy()
+    parts = {
+        r.name: {"n": r.n, "grade_agreement": round(r.agree / r.n, 4) if r.n else None,
+                 "pass_agreement": round(r.pass_agree / r.n, 4) if r.n else None,
+                 "kappa": None if r.kappa is None else round(r.kappa, 4),
+                 "wrong_passing": list(r.wrong_passing)}
+        for r in evaluation.reports
+    }  # fmt: skip
+    return {
+        "schema": "ragcard.correctness-calibration/1",
+        "date": dt.date.today().isoformat(),
+        "judge": evaluation.judge,
+        "task": task,
+        "dataset": evaluation.dataset,
+        "n": overall.n,
+        "grade_agreement": round(accuracy[0], 4) if accuracy else None,
+        "pass_agreement": round(passing[0], 4) if passing else None,
+        "kappa": None if overall.kappa is None else round(overall.kappa, 4),
+        "wrong_passing": list(overall.wrong_passing),
+        "parts": parts,
+    }
+
+
+def correctness_line(record: Mapping[str, Any]) -> str:
+    """The record in one line for the judge line of a scorecard."""
+    kappa = record.get("kappa")
+    said = "" if kappa is None else f", κ {kappa:.2f} ({_kappa_words(kappa)})"
+    wrong = len(record.get("wrong_passing") or [])
+    return (
+        f"correctness vs {record['n']} labels ({record['dataset']}): grade agreement "
+        f"{record['grade_agreement']:.2f}{said}, pass/fail {record['pass_agreement']:.2f}, "
+        f"{wrong} wrong answer(s) passed"
+    )
+
+
+def shipped_correctness(name: str, task: str | None) -> dict[str, Any] | None:
+    """The correctness calibration ragcard's developers measured for a built-in judge whose
+    correctness task is ``task`` (``judges/calibrations/correctness-<name>.json``), else None."""
+    if task is None:
+        return None
+    entry = resources.files("ragcard.judges").joinpath("calibrations", f"correctness-{name}.json")
+    if not entry.is_file():
+        return None
+    record: dict[str, Any] = json.loads(entry.read_text(encoding="utf-8"))
+    return record if record.get("judge") == name and record.get("task") == task else None
