@@ -41,19 +41,19 @@ The default threshold, :data:`DEFAULT_THRESHOLD`, was tuned (maximum balanced ac
 BEGIN *dev* file only (430 rows; 180 attributable, 250 not), so every figure reported on WiCE,
 on BEGIN *test* and on FaithBench is on data the threshold never saw.
 
-Measured with ``lexical/3`` (``ragcard judges evaluate --judge lexical --threshold judge
---dataset wice --dataset begin --dataset faithbench``; 95% bootstrap; the shipped calibration
-``calibrations/lexical.json``):
+Measured with ``lexical/3`` (one sentence splitter, negation per clause, dates as figures;
+``ragcard judges evaluate --judge lexical --threshold judge --dataset wice --dataset begin
+--dataset faithbench``; 95% bootstrap; the shipped calibration ``calibrations/lexical.json``;
+``lexical/1`` in brackets):
 
-* WiCE, all 358 claims at the default threshold: AUROC 0.777, balanced accuracy 0.588, κ 0.22
-  (``lexical/1``: 0.772, 0.579, 0.20). The best threshold on WiCE is about 0.38, not 0.74: long
-  multi-fact claims rarely have all their words in 1–2 sentences. A threshold does not
-  transfer between domains; measure it on your own labels (``--dataset mine.jsonl``) before
-  trusting it.
-* BEGIN test (3,601 rows): AUROC 0.918, balanced accuracy 0.848 (``lexical/1``: 0.915, 0.844).
-* FaithBench (800 summaries, default threshold): AUROC 0.562, balanced accuracy 0.559 — near
-  the published detectors (0.45–0.55), i.e. close to chance on hard cases.
-* All 4,759 pooled: balanced accuracy 0.796, κ 0.60.
+* WiCE, all 358 claims at the default threshold: AUROC 0.765 (0.772), balanced accuracy 0.590
+  (0.579), κ 0.23 (0.20). The best threshold on WiCE is about 0.38, not 0.74: long multi-fact
+  claims rarely have all their words in 1–2 sentences. A threshold does not transfer between
+  domains; measure it on your own labels (``--dataset mine.jsonl``) before trusting it.
+* BEGIN test (3,601 rows): AUROC 0.918 (0.915), balanced accuracy 0.848 (0.844), κ 0.69.
+* FaithBench (800 summaries, default threshold): AUROC 0.564 (0.568), balanced accuracy 0.571
+  (0.563) — near the published detectors (0.45–0.55), i.e. close to chance on hard cases.
+* All 4,759 pooled: balanced accuracy 0.798 (0.792), κ 0.61 (0.60).
 * ``lexical/1`` on WiCE's published 100 claims, threshold tuned on the other 258: AUROC 0.769,
   balanced accuracy 0.678, F1 (supported) 0.478, accuracy 0.65, κ 0.26 (GPT-4, same subset:
   AUROC 0.802, F1 0.610, accuracy 0.77).
