@@ -76,7 +76,7 @@ def test_quantiles_pool_every_attempt() -> None:
         acc.add(question, _score(question.id, attempt, {"q": value}))
     pooled = [5.0, 3.0, 1.0, 9.0]
     assert acc.summarise()["q"] == MetricValue(
-        SPECS["q"], quantile(pooled, 0.5), 4, quantile_ci(pooled, 0.5), (1.0, 9.0)
+        SPECS["q"], quantile(pooled, 0.5), 4, quantile_ci(pooled, 0.5), observed=(1.0, 9.0)
     )
     assert acc.summarise(lambda q: q.id == "B")["q"].n == 2  # type: ignore[union-attr]
 

@@ -139,8 +139,12 @@ def test_recorded_responses_missing_items_hold_and_show_their_coverage(
 def test_a_measure_whose_every_item_was_lost_says_so() -> None:
     from ragcard.metrics.base import Unscored
 
+    spec = MetricSpec("correct_abstention", "abstention", "rate", True, "", "")
     found = coverage(6, missing={"correct_abstention": 2})
-    shown = found.apply({"correct_abstention": Unscored(RATE, "no unanswerable item")})
+    shown = found.apply({"correct_abstention": Unscored(spec, "no unanswerable item")})
     assert shown["correct_abstention"] == Unscored(
-        RATE, "its 2 item(s) never answered: every attempt failed"
+        spec, "its 2 item(s) never answered: every attempt failed"
     )
+    # a reason the scorer found on the items themselves is true already, and kept
+    told = Unscored(spec, "every attempt failed (4 attempts): the agent gave no answer to score")
+    assert found.apply({"correct_abstention": told})["correct_abstention"] == told

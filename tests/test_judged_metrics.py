@@ -95,7 +95,9 @@ def test_a_pair_cited_explicitly_and_inline_counts_once(mini: Path, tmp_path: Pa
     score_responses(inputs, responses, tmp_path, run_date=dt.date(2026, 1, 1), judge=TableJudge())
     line = json.loads((tmp_path / "results.jsonl").read_text().splitlines()[0])
     assert line["item"] == "Q1"
-    assert line["scores"]["citation_accuracy"] == 1.0  # successes: the supported pair, once
+    # written as its share: the supported pair, once, of two pairs
+    assert line["scores"]["citation_accuracy"] == 0.5
+    assert line["denominators"]["citation_accuracy"] == 2
     card = json.loads((tmp_path / "scorecard.json").read_text())
     assert card["metrics"]["citation_accuracy"]["value"] == pytest.approx(1 / 2)
     assert card["metrics"]["citation_accuracy"]["n"] == 2

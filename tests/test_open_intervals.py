@@ -30,7 +30,7 @@ def _gate(
 
 
 def test_an_open_upper_end_never_meets_an_upper_limit(tmp_path: Path) -> None:
-    open_p95 = MetricValue(P95, 480.0, 30, (410.0, math.inf), (90.0, 530.0))
+    open_p95 = MetricValue(P95, 480.0, 30, (410.0, math.inf), observed=(90.0, 530.0))
     decision = decide(
         _gate(tmp_path, "<=", 2000), {"latency_p95_ms": open_p95}, {}, {P95.name: P95}
     )
@@ -48,7 +48,7 @@ def test_an_open_upper_end_never_meets_an_upper_limit(tmp_path: Path) -> None:
         == "ship"
     )
     # the same point estimate with a bounded interval meets the gate
-    bounded = MetricValue(P95, 480.0, 100, (410.0, 520.0), (90.0, 530.0))
+    bounded = MetricValue(P95, 480.0, 100, (410.0, 520.0), observed=(90.0, 530.0))
     assert (
         decide(_gate(tmp_path, "<=", 2000), {P95.name: bounded}, {}, {P95.name: P95}).decision
         == "ship"
@@ -57,7 +57,7 @@ def test_an_open_upper_end_never_meets_an_upper_limit(tmp_path: Path) -> None:
 
 def test_an_open_lower_end_never_meets_a_lower_limit(tmp_path: Path) -> None:
     p50 = MetricSpec("latency_p50_ms", "latency", "quantile", False, "p50", "none", quantile=0.5)
-    median = MetricValue(p50, 200.0, 4, (-math.inf, math.inf), (100.0, 300.0))
+    median = MetricValue(p50, 200.0, 4, (-math.inf, math.inf), observed=(100.0, 300.0))
     for comparison in (">=", "==", "<"):
         decision = decide(
             _gate(tmp_path, comparison, 150, p50.name), {p50.name: median}, {}, {p50.name: p50}
@@ -67,25 +67,26 @@ def test_an_open_lower_end_never_meets_a_lower_limit(tmp_path: Path) -> None:
 
 
 def test_scorecard_json_keeps_ci_for_bounded_intervals_only() -> None:
-    assert MetricValue(P95, 480.0, 100, (410.0, 520.0), (90.0, 530.0)).to_json() == {
+    assert MetricValue(P95, 480.0, 100, (410.0, 520.0), observed=(90.0, 530.0)).to_json() == {
         "value": 480.0, "n": 100, "ci": [410.0, 520.0],
     }  # fmt: skip
-    assert MetricValue(P95, 480.0, 30, (410.0, math.inf), (90.0, 530.0)).to_json() == {
+    assert MetricValue(P95, 480.0, 30, (410.0, math.inf), observed=(90.0, 530.0)).to_json() == {
         "value": 480.0, "n": 30, "ci_open": {"low": 410.0, "high": None, "min": 90.0, "max": 530.0},
     }  # fmt: skip
-    both = MetricValue(P95, 200.0, 1, (-math.inf, math.inf), (200.0, 200.0)).to_json()
+    both = MetricValue(P95, 200.0, 1, (-math.inf, math.inf), observed=(200.0, 200.0)).to_json()
     assert both["ci_open"] == {"low": None, "high": None, "min": 200.0, "max": 200.0}
     assert MetricValue(RATE, 0.9, 10, (0.6, 0.98)).to_json()["ci"] == [0.6, 0.98]
 
 
 def test_reports_show_an_open_end_as_beyond_the_observed_values() -> None:
-    assert format_value(MetricValue(P95, 480.0, 30, (410.0, math.inf), (90.0, 530.0))) == (
+    assert format_value(MetricValue(P95, 480.0, 30, (410.0, math.inf), observed=(90.0, 530.0))) == (
         "480 ms [410, > 530] (n=30)"
     )
-    assert format_value(MetricValue(P95, 200.0, 1, (-math.inf, math.inf), (200.0, 200.0))) == (
+    single = MetricValue(P95, 200.0, 1, (-math.inf, math.inf), observed=(200.0, 200.0))
+    assert format_value(single) == (
         "200 ms [< 200, > 200] (n=1)"
     )
-    assert format_value(MetricValue(P95, 480.0, 100, (410.0, 520.0), (90.0, 530.0))) == (
+    assert format_value(MetricValue(P95, 480.0, 100, (410.0, 520.0), observed=(90.0, 530.0))) == (
         "480 ms [410, 520] (n=100)"
     )
 

@@ -94,9 +94,17 @@ def check_run_measures(
 ) -> None:
     """Refuse, before anything runs, a threshold on a measure no layer of the run and no
     run-level measure (the red team's) computes, or on a label no item or category has."""
-    specs = {**with_recorded(scorer.acc.specs), **REDTEAM_SPECS}
-    labels = {**breakdown_labels(questions), "redteam_success_rate": set(ATTACK_CATEGORIES)}
-    check_measures(thresholds, specs, labels)
+    check_measures(thresholds, gateable(scorer.acc.specs), _labels(questions))
+
+
+def gateable(specs: Mapping[str, MetricSpec]) -> dict[str, MetricSpec]:
+    """Every measure a threshold of a run whose layers compute ``specs`` may name: those,
+    the ones recorded after the run (blind review) and the run-level ones (the red team's)."""
+    return {**with_recorded(specs), **REDTEAM_SPECS}
+
+
+def _labels(questions: QuestionSet) -> dict[str, set[str]]:
+    return {**breakdown_labels(questions), "redteam_success_rate": set(ATTACK_CATEGORIES)}
 
 
 NO_JUDGE = {
@@ -183,8 +191,8 @@ def load_inputs(
     found, threshold_problems = inspect_thresholds(thresholds)
     problems.extend(threshold_problems)
     if found is not None and specs is not None:
-        labels = breakdown_labels(loaded["questions"]) if "questions" in loaded else None
-        problems.extend(measure_problems(found, with_recorded(specs), labels))
+        labels = _labels(loaded["questions"]) if "questions" in loaded else None
+        problems.extend(measure_problems(found, gateable(specs), labels))
     if problems and responses is not None:
         known = loaded["questions"].by_id() if "questions" in loaded else None
         problems.extend(RecordedResponses(Path(responses), known).check())

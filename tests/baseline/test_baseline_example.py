@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -33,14 +34,25 @@ def comparison(handbook_runs: tuple[Path, Path]) -> Comparison:
     return compare_runs(*handbook_runs)
 
 
-def test_keeping_superseded_versions_fails_the_gate(comparison: Comparison) -> None:
+def test_keeping_superseded_versions_fails_the_gate(
+    comparison: Comparison, handbook_runs: tuple[Path, Path]
+) -> None:
     assert comparison.gate == "fail"
     assert comparison.notes == tuple(n for n in comparison.notes if n.startswith("not gated"))
     superseded = next(
         m for m in comparison.measures if m.name == "superseded_answers_currency_traps"
     )
     assert superseded.verdict == "regressed" and superseded.current > superseded.baseline == 0
-    assert set(superseded.items) <= {f.item for f in comparison.regressions}
+    # every superseded answer is a regression, unless the item already failed in the baseline
+    # (HB-0180: the plain run answers the auto-enrolment sentence, not the 6%: wrong there too)
+    baseline_zero = {
+        r["item"]
+        for r in map(json.loads, (handbook_runs[0] / "results.jsonl").read_text().splitlines())
+        if r["scores"].get("rubric_mean") == 0.0
+    }
+    regressed = {f.item for f in comparison.regressions}
+    assert set(superseded.items) - baseline_zero <= regressed
+    assert len(set(superseded.items) & regressed) >= len(superseded.items) - 1
 
 
 def test_the_flipped_items_are_named_must_pass_currency_traps_first(comparison: Comparison) -> None:

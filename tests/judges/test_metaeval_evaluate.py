@@ -179,8 +179,16 @@ def test_every_shipped_calibration_is_found_only_by_the_judge_it_measured() -> N
     folder = resources.files("ragcard.judges").joinpath("calibrations")
     files = sorted(entry.name for entry in folder.iterdir() if entry.name.endswith(".json"))
     assert {"lexical.json", "ensemble.json", "ensemble-llm.json", "local.json"} <= set(files)
+    from ragcard.judges.metaeval.correctness import shipped_correctness
+
     for name in files:
         record = json.loads(folder.joinpath(name).read_text("utf-8"))
+        if record["schema"] == "ragcard.correctness-calibration/1":  # the correctness task's
+            assert name == f"correctness-{record['judge']}.json"
+            assert shipped_correctness(record["judge"], record["task"]) == record, name
+            assert shipped_correctness(record["judge"], "key-facts/0") is None, name
+            continue
+        assert record["schema"] == "ragcard.judge-calibration/1", name
         keys = ("name", "model", "prompt_version", "threshold", "settings")
         identity = JudgeIdentity(**{key: record["judge"][key] for key in keys})
         assert shipped_calibration(identity) == record, name

@@ -85,5 +85,5 @@ def test_lexical_judge_on_the_published_subset() -> None:
     report = evaluation.reports[0]
     assert report.n_reported == 100 and report.threshold.tuned_on == 258
     metrics = {name: m.value for name, m in report.metrics.items()}
-    assert metrics["auroc"] == pytest.approx(0.777, abs=1e-3)  # lexical/1: 0.769
-    assert metrics["balanced_accuracy"] == pytest.approx(0.701, abs=1e-3)  # lexical/1: 0.678
+    assert metrics["auroc"] == pytest.approx(0.779, abs=1e-3)  # lexical/1: 0.769
+    assert metrics["balanced_accuracy"] == pytest.approx(0.707, abs=1e-3)  # lexical/1: 0.678

@@ -98,6 +98,6 @@ async def test_lexical_abstention_is_the_phrase_detector(text: str) -> None:
 
 async def test_lexical_support_is_unchanged_by_tasks() -> None:
     judge = LexicalJudge()
-    assert judge.identity.settings["algorithm"] == "lexical/2"  # its calibration still matches
+    assert judge.identity.settings["algorithm"] == "lexical/3"  # its calibration still matches
     assert judge.identity.prompt_version is None
     assert "relevance" in judge.identity.to_json()["tasks"]

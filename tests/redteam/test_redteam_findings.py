@@ -12,7 +12,7 @@ from redteam_support import RunRedteam, copy_example
 from typer.testing import CliRunner
 
 from ragcard._cli.main import app
-from ragcard.errors import ConfigError
+from ragcard.errors import ConfigError, InputError
 from ragcard.redteam import FindingStore
 from ragcard.redteam.store import VariantResult, finding_id
 from ragcard.running import run_evaluation
@@ -183,5 +183,5 @@ def test_findings_lists_them_and_a_typo_in_a_category_threshold_is_refused(
     assert all(r["category"] == "access_escalation" for r in rows)
     typo = GATE.replace('"redteam_critical_open"', '"redteam_success_rate[acess_escalation]"')
     (gated / "thresholds.toml").write_text(typo)
-    with pytest.raises(ConfigError, match="no item of the question set has the label"):
-        evaluate(gated, tmp_path / "typo", history)
+    with pytest.raises(InputError, match="did you mean 'access_escalation'"):
+        evaluate(gated, tmp_path / "typo", history)  # refused before the agent is called

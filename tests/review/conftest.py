@@ -229,22 +229,19 @@ reason = "no policy answer rated wrong"
 """
 
 
-def add_correctness(results: Path, verdicts: dict[str, str]) -> None:
-    """Write the lead's answer-correctness contract into a run's results lines."""
-    lines = []
-    for line in results.read_text(encoding="utf-8").splitlines():
-        data = json.loads(line)
-        verdict = verdicts.get(data["item"])
-        if verdict is not None:
-            data["scores"]["answer_correctness"] = 1.0 if verdict == "correct" else 0.0
-            data["scores"]["answer_wrong"] = 1.0 if verdict == "wrong" else 0.0
-            data["evidence"]["correctness"] = {
-                "verdict": verdict,
-                "score": 0.5,
-                "reason": "fixture",
-            }
-        lines.append(json.dumps(data))
-    results.write_text("\n".join(lines) + "\n", encoding="utf-8")
+def fake_judge(judge: bool, verdicts: bool) -> Any:
+    """The fixture's judge: ``judge`` — the whole fake judge; ``verdicts`` — it grades the
+    answers to each answerable item's question as :data:`VERDICTS` says (without ``judge``: a
+    judge that answers the correctness task only, so the other judged measures stay
+    unscored)."""
+    if not (judge or verdicts):
+        return None
+    options: dict[str, Any] = {"backend": "fake"}
+    if verdicts:
+        options["grades"] = {q: VERDICTS[item] for item, _c, q, *_ in ITEMS if item in VERDICTS}
+    if not judge:
+        options["tasks"] = ["correctness"]
+    return build_judge(options)
 
 
 def write_project(folder: Path, thresholds: str = THRESHOLDS) -> dict[str, Path]:
@@ -269,11 +266,8 @@ def scored_run(tmp_path: Path) -> Callable[..., Path]:
         paths = write_project(tmp_path / f"{name}-inputs", thresholds)
         inputs = load_inputs(paths["questions"], paths["corpus"], paths["thresholds"])
         out = tmp_path / name
-        fake = build_judge({"backend": "fake"}) if judge else None
         score_responses(inputs, paths["responses"], out, kit="persona", project="fixture",
-                        judge=fake)  # fmt: skip
-        if verdicts:
-            add_correctness(out / "results.jsonl", VERDICTS)
+                        judge=fake_judge(judge, verdicts))  # fmt: skip
         return out
 
     return make

@@ -70,7 +70,7 @@ def test_people_type_their_answers_in_the_app(
     from ragcard.review.app import create_app
     from ragcard.review.store import STORE_FILE, ReviewStore
 
-    folder = scored_run()
+    folder = scored_run(verdicts=False)  # not judged: the people's answers are scored unjudged
     db = f"sqlite:///{tmp_path / 'h.sqlite'}"
     packet = tmp_path / "answers"
     made = runner.invoke(app, ["review", "answers", str(folder), "--out", str(packet), "--db", db])

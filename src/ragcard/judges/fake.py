@@ -10,7 +10,8 @@ The yes/no tasks follow the same idea: an answer containing ``off_topic_marker``
 ``OFF_TOPIC``) does not address the question, any other does; an answer containing
 ``abstain_marker`` (default ``ABSTAIN``) declines, any other does not. Correctness too: an
 answer containing ``wrong_marker`` (default ``WRONG``) is ``wrong``, one containing
-``partial_marker`` (default ``PARTIAL``) is ``partial``, any other ``correct``. ``tasks``
+``partial_marker`` (default ``PARTIAL``) is ``partial``, any other ``correct``; ``grades``
+(``{text: grade}``, the text an answer's or its question's) names the grade instead. ``tasks``
 (default all) lists the tasks it answers, so tests can also exercise a judge that answers
 support only.
 
@@ -65,11 +66,17 @@ class FakeJudge:
         tasks: Sequence[str] = TASKS,
         wrong_marker: str = "WRONG",
         partial_marker: str = "PARTIAL",
+        grades: Mapping[str, str] | None = None,
     ) -> None:
         problems = [
             f"label {value!r} for claim {claim!r}"
             for claim, value in (labels or {}).items()
             if value not in _LABELS
+        ]
+        problems += [
+            f"grade {value!r} for answer {answer!r} (allowed: correct, partial, wrong)"
+            for answer, value in (grades or {}).items()
+            if value not in _GRADE_SCORES
         ]
         if default not in _LABELS:
             problems.append(f"default {default!r}")
@@ -81,6 +88,7 @@ class FakeJudge:
             )
         self.labels: dict[str, Label] = {k: cast(Label, v) for k, v in (labels or {}).items()}
         self.default: Label = cast(Label, default)
+        self.grades: dict[str, Grade] = {k: cast(Grade, v) for k, v in (grades or {}).items()}
         rules: list[tuple[str, Label]] = [
             (contradicted_marker, "contradicted"),
             (marker, "not_supported"),
@@ -107,6 +115,7 @@ class FakeJudge:
                 "marker": marker,
                 "contradicted_marker": contradicted_marker,
                 "default": default,
+                **({"grades": len(self.grades)} if self.grades else {}),
             },
             tasks={task: f"fake: marker {word!r}" for task, word in words.items() if task in tasks},
         )
@@ -127,6 +136,7 @@ class FakeJudge:
                 "tasks": list,
                 "wrong_marker": str,
                 "partial_marker": str,
+                "grades": dict,
             },
         )
         return cls(**checked)
@@ -146,7 +156,7 @@ class FakeJudge:
             if ctx.task not in self.identity.tasks:
                 raise TaskNotSupportedError("fake", ctx.task)
             if ctx.task == "correctness":
-                return [self._grade(answer) for answer in ctx.claims]
+                return [self._grade(answer, ctx.question) for answer in ctx.claims]
             pattern, when_marked = self._yes_no[ctx.task]
             verdicts = []
             for answer in ctx.claims:
@@ -168,7 +178,10 @@ class FakeJudge:
         return verdicts
 
 
-    def _grade(self, answer: str) -> Verdict:
+    def _grade(self, answer: str, question: str | None) -> Verdict:
+        grade = self.grades.get(answer) or self.grades.get(question or "")
+        if grade is not None:
+            return correctness_verdict(grade, _GRADE_SCORES[grade], "fake: graded answer")
         for pattern, grade in self._grades:
             if pattern.search(answer):
                 return correctness_verdict(grade, _GRADE_SCORES[grade], "fake: marker found")

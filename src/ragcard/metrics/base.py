@@ -12,7 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from ragcard.corpus import Corpus
@@ -100,8 +100,8 @@ class MetricValue:
     value: float
     n: int
     ci: tuple[float, float] | None = None
+    _: KW_ONLY
     coverage: tuple[int, int] | None = None
-
     observed: tuple[float, float] | None = None
 
     @property

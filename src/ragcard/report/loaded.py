@@ -10,6 +10,7 @@ scorecard (``created_at``, ``project``, ``signed``, ``override``, ``review``…)
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -71,9 +72,22 @@ def _specs(data: Mapping[str, Any]) -> dict[str, MetricSpec]:
 
 
 def _value(spec: MetricSpec, data: Mapping[str, Any]) -> MetricValue:
-    ci = data.get("ci")
+    """The inverse of :meth:`MetricValue.to_json`: open intervals and coverage included."""
+    ci: tuple[float, float] | None = None
+    observed: tuple[float, float] | None = None
+    if data.get("ci"):
+        ci = (float(data["ci"][0]), float(data["ci"][1]))
+    elif isinstance(data.get("ci_open"), Mapping):
+        open_ = data["ci_open"]
+        low, high = open_.get("low"), open_.get("high")
+        ci = (-math.inf if low is None else float(low), math.inf if high is None else float(high))
+        if open_.get("min") is not None and open_.get("max") is not None:
+            observed = (float(open_["min"]), float(open_["max"]))
+    coverage: tuple[int, int] | None = None
+    if isinstance(data.get("coverage"), Mapping):
+        coverage = (int(data["n"]), int(data["coverage"]["of"]))
     return MetricValue(
-        spec, float(data["value"]), int(data["n"]), (float(ci[0]), float(ci[1])) if ci else None
+        spec, float(data["value"]), int(data["n"]), ci, coverage=coverage, observed=observed
     )
 
 
