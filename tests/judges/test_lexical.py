@@ -160,3 +160,29 @@ def test_text_helpers() -> None:
     assert [text[a:b] for a, b in split_sentences(text)] == [
         "First one. second half.", "Third?", "Yes!", "4 is a number.",
     ]  # fmt: skip
+
+
+def test_match_scores_are_exact_sums_whatever_the_set_order() -> None:
+    """A claim's coverage is the exactly rounded sum of its matched terms' weights over theirs
+    (``math.fsum``), so it cannot depend on the order a set iterates in — i.e. on
+    ``PYTHONHASHSEED`` (issue 16 item 3). A plain ``sum`` in set order fails this on most
+    seeds: it rounds differently for some term sets."""
+    import math
+    import random
+
+    from ragcard.judges.lexical import _Index
+
+    corpus = Path(__file__).resolve().parents[2] / "examples" / "handbook" / "corpus.jsonl"
+    rows = [json.loads(line) for line in corpus.read_text(encoding="utf-8").splitlines()]
+    index = _Index([Evidence(r["id"], r["text"]) for r in rows[:12]])
+    vocabulary = sorted({t for s in index.sentences for t in s.terms})
+    rng = random.Random(16)
+    for _ in range(400):
+        terms = set(rng.sample(vocabulary, rng.randint(5, 25)))
+        match = index.best_match(terms)
+        assert match is not None
+        covered = sorted(terms - set(match.missing))
+        expected = math.fsum(index.weight(t) for t in covered) / math.fsum(
+            index.weight(t) for t in sorted(terms)
+        )
+        assert match.coverage == expected, sorted(terms)

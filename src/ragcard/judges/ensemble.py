@@ -33,16 +33,17 @@ Measured with the shipped weights (``ragcard judges evaluate --judge ensemble --
 --dataset wice-100 --dataset begin --dataset faithbench``; 95% bootstrap intervals in
 ``calibrations/ensemble.json``), on parts the weights never saw:
 
-* WiCE, published 100-claim subset, oracle retrieval: AUROC 0.795 [0.686, 0.884], accuracy
-  0.77, F1 (supported) 0.511 at its own threshold; 0.580 with the threshold tuned on the other
-  258 claims (``--threshold tune``), balanced accuracy 0.781. GPT-4 on the same 100 claims:
-  AUROC 0.802, F1 0.610, accuracy 0.77. **The target is not met**: AUROC is within the
-  interval of GPT-4's but below it, and F1 is below it. (Lexical, same protocol: AUROC 0.769,
-  F1 0.478.)
-* BEGIN test (3,601): AUROC 0.929, balanced accuracy 0.842, κ 0.643 (lexical: 0.915, 0.844,
-  0.685 — the pooled threshold suits WiCE's long claims more than BEGIN's).
-* FaithBench (800, evaluation only): AUROC 0.559, balanced accuracy 0.570 — near chance, like
-  the published detectors (0.45–0.55) and the lexical judge (0.568).
+* WiCE, published 100-claim subset, oracle retrieval: AUROC 0.807 [0.697, 0.897], accuracy
+  0.80, F1 (supported) 0.524, κ 0.40 at its own threshold (``ensemble-rules/2`` over
+  ``lexical/3``; ``rules/1`` over ``lexical/2``: AUROC 0.795, accuracy 0.77, F1 0.511). GPT-4
+  on the same 100 claims: AUROC 0.802, F1 0.610, accuracy 0.77. **The target is not met**:
+  AUROC and accuracy reach GPT-4's, F1 stays below it. (Lexical, same protocol: AUROC 0.779,
+  F1 0.508.)
+* BEGIN test (3,601): AUROC 0.928, balanced accuracy 0.841, κ 0.641 (lexical: 0.918, 0.848,
+  0.69 — the pooled threshold suits WiCE's long claims more than BEGIN's).
+* FaithBench (800, evaluation only): AUROC 0.553, balanced accuracy 0.563 — near chance, like
+  the published detectors (0.45–0.55) and the lexical judge (0.564).
+* All 4,501 pooled: balanced accuracy 0.802, AUROC 0.870, κ 0.57.
 * Trained on BEGIN dev only (``train-ensemble --dataset begin``), so WiCE is wholly unseen:
   WiCE 358 AUROC 0.777, balanced accuracy 0.615, κ 0.28 (lexical 0.772 / 0.579 / 0.20);
   WiCE 100 AUROC 0.783; FaithBench AUROC 0.565.
