@@ -3,12 +3,13 @@ that name the file and the fix instead of a traceback."""
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 from ragcard._limits import MAX_TOML_BYTES, not_a_regular_file
 from ragcard.errors import ConfigFileError, Problem
 
-__all__ = ["read_file", "read_utf8"]
+__all__ = ["read_file", "read_utf8", "sha256_file"]
 
 
 def read_utf8(path: Path) -> str:
@@ -56,3 +57,10 @@ def read_file(path: Path, limit: int = MAX_TOML_BYTES) -> tuple[bytes, str]:
 
 def _refused(path: Path, message: str, fix: str) -> ConfigFileError:
     return ConfigFileError(Problem(str(path), None, None, message, fix=fix))
+
+
+def sha256_file(path: Path) -> str:
+    """The hex sha256 of a file's bytes (``hashlib.file_digest``: read in the C library's
+    chunks, never whole into memory)."""
+    with path.open("rb") as handle:
+        return hashlib.file_digest(handle, "sha256").hexdigest()

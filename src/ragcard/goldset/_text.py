@@ -7,6 +7,7 @@ same answer on every machine.
 
 from __future__ import annotations
 
+import difflib
 import math
 import re
 import unicodedata
@@ -117,15 +118,8 @@ def similar_pairs(
 
 
 def longest_common_run(left: Sequence[str], right: Sequence[str]) -> tuple[str, ...]:
-    """The longest run of consecutive tokens found in both sequences (first one on ties)."""
-    best_length, best_end = 0, 0
-    previous = [0] * (len(right) + 1)
-    for i in range(1, len(left) + 1):
-        current = [0] * (len(right) + 1)
-        for j in range(1, len(right) + 1):
-            if left[i - 1] == right[j - 1]:
-                current[j] = previous[j - 1] + 1
-                if current[j] > best_length:
-                    best_length, best_end = current[j], i
-        previous = current
-    return tuple(left[best_end - best_length : best_end])
+    """The longest run of consecutive tokens found in both sequences (first one in ``left`` on
+    ties): ``difflib``'s longest match, with its junk heuristic off so every token counts."""
+    matcher = difflib.SequenceMatcher(None, left, right, autojunk=False)
+    match = matcher.find_longest_match(0, len(left), 0, len(right))
+    return tuple(left[match.a : match.a + match.size])

@@ -61,6 +61,7 @@ Measured with ``lexical/3`` (one sentence splitter, negation per clause, dates a
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Mapping, Sequence
@@ -120,8 +121,10 @@ _NUMBER_WORDS = {
 _TOKEN = re.compile(r"\d+(?:,\d{3})*(?:\.\d+)?|[^\W\d_]+(?:['’][^\W\d_]+)?")
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def stem(word: str) -> str:
-    """Light suffix stripping, enough to match plural/singular and tense variants."""
+    """Light suffix stripping, enough to match plural/singular and tense variants (cached: a
+    corpus repeats its words, and the rules are pure)."""
     w = word.lower().replace("’", "'")
     if w.endswith("'s"):
         w = w[:-2]

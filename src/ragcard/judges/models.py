@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
+from ragcard._files import sha256_file
 from ragcard.errors import ConfigError, RagcardError
 
 __all__ = [
@@ -127,12 +128,8 @@ def find_model(name: str, dest: Path | None = None) -> Path | None:
 
 
 def sha256_of(path: Path) -> str:
-    """The sha256 of a file, read in 1 MiB chunks."""
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        while chunk := handle.read(_CHUNK):
-            digest.update(chunk)
-    return digest.hexdigest()
+    """The sha256 of a file (:func:`ragcard._files.sha256_file`)."""
+    return sha256_file(path)
 
 
 def _pip_install(packages: Sequence[str], target: Path) -> None:

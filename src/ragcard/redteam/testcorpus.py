@@ -23,7 +23,6 @@ reported and holds the red-team run.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -33,6 +32,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from ragcard._files import sha256_file
 from ragcard.corpus import Passage
 from ragcard.errors import ConfigError
 
@@ -65,11 +65,7 @@ def fingerprint(paths: Sequence[Path]) -> dict[str, str]:
             continue
         files = sorted(p for p in root.rglob("*") if p.is_file()) if root.is_dir() else [root]
         for file in files:
-            digest = hashlib.sha256()
-            with file.open("rb") as handle:
-                for block in iter(lambda: handle.read(1 << 20), b""):
-                    digest.update(block)
-            found[str(file)] = digest.hexdigest()
+            found[str(file)] = sha256_file(file)
     return found
 
 

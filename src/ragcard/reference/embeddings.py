@@ -13,7 +13,6 @@ dot product of two of them is their cosine similarity. Nothing is downloaded, ev
 
 from __future__ import annotations
 
-import hashlib
 import importlib
 import importlib.util
 import threading
@@ -24,6 +23,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from ragcard._files import sha256_file
 from ragcard.errors import ConfigError, MissingExtraError
 from ragcard.reference.vector_cache import VectorCache, default_cache_path
 
@@ -58,18 +58,10 @@ def embeddings_available() -> bool:
     return all(importlib.util.find_spec(module) is not None for module, _ in _REQUIREMENTS)
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for chunk in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
 def _verified(path: Path | None, expected: str, distribution: str) -> Path:
     if path is None or not path.is_file():
         raise MissingExtraError(distribution, "embed", _PURPOSE)
-    actual = _sha256(path)
+    actual = sha256_file(path)
     if actual != expected:
         raise ConfigError(
             f"{path}: sha256 {actual} does not match the pinned {expected}; the installed "
