@@ -17,8 +17,10 @@ The grade:
 * ``wrong`` — a **conflict**: the answer gives another value for the same kind of figure in
   the same context (``two weeks' notice`` where the expected answer says ``four weeks'
   notice``) and never the expected one; the opposite polarity on a clause that otherwise
-  matches; the opposite "Yes"/"No". Or **no key fact**: none of the figures and too few of the
-  terms — a neighbouring question answered.
+  matches; the opposite "Yes"/"No"; or a **rival limit**: the expected time limit is there,
+  and another sentence gives another limit about the same thing ("respond within five working
+  days … must give a written decision within four weeks": which one holds?). Or **no key
+  fact**: none of the figures and too few of the terms — a neighbouring question answered.
 * ``correct`` — every figure, and at least :data:`CORRECT_TERMS` of the terms.
 * ``partial`` — some of the key facts and no conflict. Its score (the share of figures found,
   weighted 0.6, plus the share of terms, 0.4) says how much: from :data:`MAIN_POINT` the rubric
@@ -64,7 +66,7 @@ __all__ = [
 ]
 
 #: Bumped whenever extraction or the grading rule changes meaning.
-ALGORITHM = "key-facts/1"
+ALGORITHM = "key-facts/2"  # 2: a rival time limit in another sentence is a conflict
 #: Share of the expected answer's new terms a correct answer holds (with every figure).
 CORRECT_TERMS = 0.5
 #: A partial answer has the main point (a score of at least
@@ -508,6 +510,8 @@ def _conflict(facts: KeyFacts, answer: str, have: Sequence[Quantity]) -> str | N
                     f"'{want.shown(facts.text)}'"
                 )
                 best = (share, said)
+    if best is None:
+        best = _rival(facts, answer, have, pairs)
     if best is not None:
         return best[1]
     opening = _YES_NO.match(answer)
@@ -517,6 +521,43 @@ def _conflict(facts: KeyFacts, answer: str, have: Sequence[Quantity]) -> str | N
             f"'{facts.yes_no}'"
         )
     return _polarity_conflict(facts, answer, answer_clauses)
+
+
+_DURATIONS = frozenset({"day", "week", "month", "year", "hour", "minute"})
+
+
+def _rival(
+    facts: KeyFacts,
+    answer: str,
+    have: Sequence[Quantity],
+    pairs: Sequence[tuple[Quantity, Quantity]],
+) -> tuple[float, str] | None:
+    """An expected time limit the answer states, and another limit it gives about the same
+    thing in another sentence ("managers respond within five working days … your manager must
+    give a written decision within four weeks"): two rules for one case, one of them wrong for
+    the asker — a conflict, in the most similar context."""
+    sentences = _sentences(answer)
+    best: tuple[float, str] | None = None
+    used = {id(h) for _, h in pairs}
+    for want, same in pairs:
+        if want.unit not in _DURATIONS:
+            continue
+        context = _context_of(facts.text, want.start, want.unit)
+        home = _clause_of(same.start, sentences)
+        for other in have:
+            if id(other) in used or other.unit not in _DURATIONS:
+                continue
+            if _clause_of(other.start, sentences) == home:
+                continue  # the same sentence qualifies its own figure ("5 days, 2 weeks in all")
+            shared = context & _context_of(answer, other.start, other.unit)
+            share = len(shared) / len(context) if context else 0.0
+            if len(shared) >= 2 and share >= 0.5 and (best is None or share > best[0]):
+                said = (
+                    f"the answer also says '{other.shown(answer)}' about what the expected "
+                    f"answer gives as '{want.shown(facts.text)}'"
+                )
+                best = (share, said)
+    return best
 
 
 def _polarity_conflict(
