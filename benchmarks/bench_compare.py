@@ -8,8 +8,8 @@ McNemar test). Then, each in a fresh process, best of ``--repeat``:
 
 * ``compare_runs(baseline, current)`` as ``ragcard compare`` calls it: wall and CPU seconds,
   and peak RSS (``ru_maxrss``);
-* with ``--before``, the same with ``ragcard.baseline`` as it was at ``--before-rev`` (git; the
-  commit before issue 16 by default), with the exact big-integer McNemar sum and the
+* with ``--before``, the same with ``ragcard.decision.baseline`` as it was at ``--before-rev``
+  (git; the commit before issue 16 by default), with the exact big-integer McNemar sum and the
   ``json.loads``-over-``readlines()`` reader it used then, so the ratio is measured in the same
   run on the same files.
 
@@ -37,7 +37,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import types
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +44,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import bench_score  # noqa: E402  (the synthetic generator shared with the score benchmark)
+from _before import load_before  # noqa: E402  (benchmarks/_before.py)
 
 RESULTS = HERE / "results" / "compare.json"
 TARGET_S = 10.0
@@ -98,7 +98,7 @@ def generate(folder: Path, items: int, attempts: int, changed: float, seed: int)
 
 
 def score(folder: Path) -> None:
-    from ragcard.evaluation import load_inputs, score_responses
+    from ragcard.pipeline.evaluation import load_inputs, score_responses
 
     inputs = load_inputs(
         folder / "questions.jsonl", folder / "corpus.jsonl", folder / "thresholds.toml"
@@ -112,26 +112,20 @@ def score(folder: Path) -> None:
 
 
 def before_module(rev: str) -> Any:
-    """``ragcard.baseline`` as it was at ``rev`` (git), with the exact integer McNemar sum and
-    the ``json.loads`` reader it used then (the later modules are imported otherwise)."""
-    source = subprocess.run(
-        ["git", "show", f"{rev}:src/ragcard/baseline.py"],
-        cwd=HERE.parent, capture_output=True, text=True, check=True,
-    ).stdout  # fmt: skip
-    module = types.ModuleType("ragcard_baseline_before")
-    sys.modules[module.__name__] = module  # (dataclasses look their module up)
-    exec(compile(source, f"{rev}:src/ragcard/baseline.py", "exec"), module.__dict__)
+    """``ragcard.decision.baseline`` as it was at ``rev`` (git), with the exact integer McNemar sum
+    and the ``json.loads`` reader it used then (the later modules are imported otherwise)."""
+    module = load_before(rev, "src/ragcard/baseline.py", "ragcard_baseline_before")
     module.mcnemar_exact = exact_integer_mcnemar
     module.read_results = json_read_results
     return module
 
 
 def child(data: Path, before: str) -> dict[str, Any]:
-    """compare_runs in this (fresh) process: today's, or ``ragcard.baseline`` at git
+    """compare_runs in this (fresh) process: today's, or ``ragcard.decision.baseline`` at git
     revision ``before`` as it was then."""
-    import ragcard.baseline
+    import ragcard.decision.baseline
 
-    baseline = before_module(before) if before else ragcard.baseline
+    baseline = before_module(before) if before else ragcard.decision.baseline
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     wall, cpu = time.perf_counter(), time.process_time()
     result = baseline.compare_runs(data / "baseline" / "out", data / "current" / "out")
@@ -170,7 +164,7 @@ def run_child(data: Path, before: str, repeat: int) -> dict[str, Any]:
 
 
 def mcnemar_table(exact_up_to: int) -> list[dict[str, Any]]:
-    from ragcard.stats import mcnemar_exact
+    from ragcard.aggregation.stats import mcnemar_exact
 
     try:
         from scipy.stats import binomtest  # type: ignore[import-untyped]
@@ -211,7 +205,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=20261201)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument(
-        "--before", action="store_true", help="also time ragcard.baseline as it was at --before-rev"
+        "--before",
+        action="store_true",
+        help="also time ragcard.decision.baseline as it was at --before-rev",
     )
     parser.add_argument(
         "--before-rev", default=BEFORE_REV, help="git revision of the code it replaced"

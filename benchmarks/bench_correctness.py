@@ -33,10 +33,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ragcard.inputs.responses import AgentResponse
 from ragcard.judges import build_judge
 from ragcard.judges.base import Evidence, Judge, JudgeContext
 from ragcard.judges.metaeval.correctness import evaluate_correctness, load_correctness
-from ragcard.responses import AgentResponse
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data" / "clapnq" / "clapnq_dev_answerable.jsonl"

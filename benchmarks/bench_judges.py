@@ -248,7 +248,7 @@ def quality_line(row: dict[str, Any]) -> str:
 def handbook_answers(n: int) -> list[dict[str, Any]]:
     """``n`` answers: the handbook's answerable questions with an expected answer, their gold
     passages as the passages (what a perfect retriever would hand the judge)."""
-    from ragcard.responses import split_sentences
+    from ragcard.inputs.responses import split_sentences
 
     corpus = {}
     for line in (HANDBOOK / "corpus.jsonl").read_text(encoding="utf-8").splitlines():

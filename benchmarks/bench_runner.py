@@ -28,7 +28,7 @@ from typing import Any
 
 from ragcard.adapters import CallableAdapter
 from ragcard.adapters.testing import synthetic_questions
-from ragcard.runner import AttemptOutcome, RunSettings, run_attempts
+from ragcard.agent.runner import AttemptOutcome, RunSettings, run_attempts
 
 ATTEMPTS = 5  # item-attempts = questions × 5
 # (N, C, agent kind, progress bar)

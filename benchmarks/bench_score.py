@@ -434,10 +434,10 @@ def child_ragcard(
     started = time.perf_counter()
     import ragcard
     from ragcard import __version__
-    from ragcard._parallel import workers_for
-    from ragcard.evaluation import load_inputs, score_responses
+    from ragcard.aggregation._parallel import workers_for
     from ragcard.metrics.abstention import AbstentionLayer
     from ragcard.metrics.retrieval import RetrievalLayer
+    from ragcard.pipeline.evaluation import load_inputs, score_responses
 
     layers = (RetrievalLayer(), AbstentionLayer()) if retrieval_only else None
 

@@ -10,7 +10,7 @@
 * **Bundled corpora**: passages of ``examples/*/corpus.jsonl`` that the answer splitter of
   ``--before-rev`` split differently, with the first few.
 
-"Before" is ``ragcard.responses.split_sentences`` (answers) and
+"Before" is ``ragcard.responses.split_sentences`` (answers; ``ragcard.inputs.responses`` now) and
 ``ragcard.judges.lexical.split_sentences`` (passages, the judges) as they were at
 ``--before-rev`` (git; the commit before issue 16 by default). pysbd 0.3.4 and syntok 1.4.4 are
 in the ``bench`` extra only (``pip install -e '.[bench]'``); a peer that is not installed is
@@ -28,10 +28,8 @@ import json
 import os
 import platform
 import random
-import subprocess
 import sys
 import time
-import types
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -41,6 +39,7 @@ ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
 import bench_score  # noqa: E402  (the synthetic generator shared with the score benchmark)
+from _before import load_before  # noqa: E402  (benchmarks/_before.py)
 
 RESULTS = HERE / "results" / "sentences.json"
 FIXTURE = ROOT / "tests" / "fixtures" / "sentences" / "hard_cases.jsonl"
@@ -50,13 +49,7 @@ Splitter = Callable[[str], list[str]]
 
 def old_module(rev: str, path: str, name: str) -> Any:
     """A ragcard module as it was at git revision ``rev`` (its imports are today's)."""
-    source = subprocess.run(
-        ["git", "show", f"{rev}:{path}"], cwd=ROOT, capture_output=True, text=True, check=True
-    ).stdout
-    module = types.ModuleType(name)
-    sys.modules[name] = module  # (dataclasses look their module up)
-    exec(compile(source, f"{rev}:{path}", "exec"), module.__dict__)
-    return module
+    return load_before(rev, path, name)
 
 
 def splitters(rev: str) -> tuple[dict[str, Splitter], list[str]]:

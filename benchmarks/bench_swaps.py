@@ -24,8 +24,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from ragcard._files import sha256_file
 from ragcard.goldset._text import longest_common_run
+from ragcard.inputs._files import sha256_file
 from ragcard.judges.lexical import stem
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -42,8 +42,8 @@ from chaos_support import (  # noqa: E402 - the tests' project builder
 from ragcard._cli.main import app  # noqa: E402
 from ragcard.adapters.http import HttpAdapter  # noqa: E402
 from ragcard.adapters.testing import FaultPlan, FaultServer, synthetic_questions  # noqa: E402
-from ragcard.runner import RunSettings, run_attempts  # noqa: E402
-from ragcard.running import run_evaluation  # noqa: E402
+from ragcard.agent.runner import RunSettings, run_attempts  # noqa: E402
+from ragcard.pipeline.running import run_evaluation  # noqa: E402
 
 
 def plan(seed: int) -> FaultPlan:

@@ -26,9 +26,9 @@ def _vectors_in_tmp(tmp_path_factory: pytest.TempPathFactory) -> None:
 
 @pytest.fixture(autouse=True)
 def _no_secrets_across_tests() -> Iterator[None]:
-    """The secrets a test expands (ragcard._secrets) do not scrub the next test's outputs."""
+    """The secrets a test expands (ragcard.agent._secrets) do not scrub the next test's outputs."""
     yield
-    from ragcard._secrets import forget_all
+    from ragcard.agent._secrets import forget_all
 
     forget_all()
 

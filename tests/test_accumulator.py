@@ -10,12 +10,12 @@ from typing import Any
 import numpy as np
 import pytest
 
-from ragcard.diagnosis import Diagnosis
+from ragcard.aggregation.diagnosis import Diagnosis
+from ragcard.aggregation.scoring import AttemptScore, ScoreAccumulator
+from ragcard.aggregation.stats import bootstrap_ci, quantile, quantile_ci, wilson_interval
+from ragcard.inputs.questions import Question
 from ragcard.metrics.base import MetricSpec, MetricValue
-from ragcard.questions import Question
 from ragcard.report.scorecard import FailureTally
-from ragcard.scoring import AttemptScore, ScoreAccumulator
-from ragcard.stats import bootstrap_ci, quantile, quantile_ci, wilson_interval
 
 SPECS = {
     "m": MetricSpec("m", "test", "mean", True, "a mean", "no m"),

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from ragcard._toml import read_toml
-from ragcard.config import load_config
+from ragcard.decision.thresholds import load_thresholds
 from ragcard.errors import ConfigError, ConfigFileError, InputError, Problem
-from ragcard.thresholds import load_thresholds
+from ragcard.inputs._toml import read_toml
+from ragcard.inputs.config import load_config
 
 THRESHOLD = '[[threshold]]\nmeasure = "recall@5"\ncomparison = ">="\n{value}\ntype = "graded"\n' \
             'reason = "r"\n'  # fmt: skip
@@ -147,8 +147,8 @@ def test_a_threshold_value_must_be_a_finite_number(
     path = tmp_path / "thresholds.toml"
     path.write_text(THRESHOLD.format(value=value))
     if "share" in message:
+        from ragcard.decision.thresholds import check_measures
         from ragcard.metrics.base import MetricSpec
-        from ragcard.thresholds import check_measures
 
         spec = MetricSpec("recall@5", "retrieval", "rate", True, "", "")
         with pytest.raises(ConfigFileError) as info:

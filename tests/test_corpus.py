@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from ragcard.corpus import load_corpus
 from ragcard.errors import InputError
+from ragcard.inputs.corpus import load_corpus
 
 
 def test_load_and_query(mini: Path) -> None:

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from ragcard.coverage import Coverage
-from ragcard.evaluation import load_inputs, score_responses
+from ragcard.aggregation.coverage import Coverage
+from ragcard.decision.thresholds import Thresholds, decide, load_thresholds
 from ragcard.metrics.base import MetricSpec, MetricValue
+from ragcard.pipeline.evaluation import load_inputs, score_responses
 from ragcard.report.markdown import format_value
-from ragcard.thresholds import Thresholds, decide, load_thresholds
 
 RATE = MetricSpec("recall@5", "retrieval", "rate", True, "", "")
 LEAKS = MetricSpec("access_leaks", "access", "count", False, "", "")

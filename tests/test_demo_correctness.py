@@ -20,8 +20,8 @@ from typing import Any
 
 import pytest
 
-from ragcard.evaluation import load_inputs, score_responses
 from ragcard.judges.registry import build_judge
+from ragcard.pipeline.evaluation import load_inputs, score_responses
 
 ROOT = Path(__file__).resolve().parents[1]
 HANDBOOK = ROOT / "examples" / "handbook"

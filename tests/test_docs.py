@@ -20,21 +20,21 @@ import pytest
 import typer
 from pydantic import AliasChoices, BaseModel, create_model
 
-from ragcard import config as config_module
 from ragcard._cli.main import app
 from ragcard.adapters.callable import CallableConfig
 from ragcard.adapters.command import CommandConfig
 from ragcard.adapters.http import REQUEST_FIELDS, RESPONSE_FIELDS, HttpConfig
 from ragcard.adapters.replay import ReplayConfig
-from ragcard.corpus import Passage
-from ragcard.evaluation import load_inputs, score_responses
+from ragcard.aggregation.scoring import default_layers, metric_specs
+from ragcard.decision.thresholds import Threshold
+from ragcard.inputs import config as config_module
+from ragcard.inputs.corpus import Passage
+from ragcard.inputs.questions import GoldPassage, LabelSet, Question
+from ragcard.inputs.responses import AgentResponse, CitationRef, RecordedResponse, RetrievedRef
 from ragcard.metrics.base import ScoringSettings
 from ragcard.metrics.populations import population_of
-from ragcard.project import judge_from_spec
-from ragcard.questions import GoldPassage, LabelSet, Question
-from ragcard.responses import AgentResponse, CitationRef, RecordedResponse, RetrievedRef
-from ragcard.scoring import default_layers, metric_specs
-from ragcard.thresholds import Threshold
+from ragcard.pipeline.evaluation import load_inputs, score_responses
+from ragcard.pipeline.project import judge_from_spec
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -144,7 +144,7 @@ def test_the_request_and_response_tables_match_the_adapters() -> None:
     missing = sorted(request - have)
     assert not missing, (
         f"docs/agents.md '## Request' lacks {missing}: add a row `| `name` | type | meaning |` "
-        "for each field the agent receives (ragcard.questions.Question.request)"
+        "for each field the agent receives (ragcard.inputs.questions.Question.request)"
     )
     missing = sorted(set(RESPONSE_FIELDS) - documented("agents.md", "## Response"))
     assert not missing, (
@@ -231,13 +231,14 @@ def test_every_measure_is_documented_with_its_population() -> None:
 
 
 def test_every_diagnosis_rule_is_documented() -> None:
-    source = (SRC / "diagnosis.py").read_text(encoding="utf-8")
+    source = (SRC / "aggregation" / "diagnosis.py").read_text(encoding="utf-8")
     rules = re.findall(r'"([a-z_]+(?:\.[a-z_]+)+)",?\s*\)', source)
     assert len(rules) >= 10
     have = documented("metrics.md", "## Diagnosis")
     missing = [rule for rule in rules if rule not in have]
     assert not missing, (
-        f"docs/metrics.md '## Diagnosis' lacks the rules {missing} (ragcard/diagnosis.py): add "
+        f"docs/metrics.md '## Diagnosis' lacks the rules {missing} "
+        "(ragcard/aggregation/diagnosis.py): add "
         "`| `rule` | layer | symptom | likely cause | try |` for each"
     )
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from ragcard.running import run_evaluation
+from ragcard.pipeline.running import run_evaluation
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 

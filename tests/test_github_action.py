@@ -17,7 +17,7 @@ import yaml
 from typer.testing import CliRunner
 
 from ragcard._cli.main import app
-from ragcard.baseline import compare_runs
+from ragcard.decision.baseline import compare_runs
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / ".github" / "ragcard-action.sh"

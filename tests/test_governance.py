@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
+from ragcard.decision.governance import changes, declared_inputs, frozen_configuration, loosened
 from ragcard.errors import ConfigError
-from ragcard.governance import changes, declared_inputs, frozen_configuration, loosened
 
 
 def t(measure: str, comparison: str, value: float, kind: str = "graded") -> dict:

@@ -12,12 +12,12 @@ from typing import Any
 
 import pytest
 
-import ragcard._jsonl
-from ragcard._limits import MAX_DEPTH, MAX_INT_DIGITS
-from ragcard.corpus import load_corpus
+import ragcard.inputs._jsonl
 from ragcard.errors import InputError, Problem
-from ragcard.questions import load_questions
-from ragcard.responses import load_responses
+from ragcard.inputs._limits import MAX_DEPTH, MAX_INT_DIGITS
+from ragcard.inputs.corpus import load_corpus
+from ragcard.inputs.questions import load_questions
+from ragcard.inputs.responses import load_responses
 
 Loader = Callable[[Path], Any]
 LOADERS: dict[str, Loader] = {
@@ -66,7 +66,7 @@ def test_a_named_pipe_is_refused_without_waiting_for_a_writer(kind: str, tmp_pat
 def test_a_line_over_the_limit_is_a_problem_and_the_next_lines_are_read(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(ragcard._jsonl, "MAX_LINE_CHARS", 100)
+    monkeypatch.setattr(ragcard.inputs._jsonl, "MAX_LINE_CHARS", 100)
     path = write(tmp_path, "questions", '{"id": "Q1", "question": "' + "x" * 500 + '"}',
                  '{"id": "Q2"}')  # fmt: skip
     problems = problems_of("questions", path)
@@ -77,7 +77,7 @@ def test_a_line_over_the_limit_is_a_problem_and_the_next_lines_are_read(
 def test_a_file_over_the_limit_is_refused_before_reading(tmp_path: Path) -> None:
     path = write(tmp_path, "questions", GOOD["questions"] + "}")
     with pytest.raises(InputError) as info:
-        list(ragcard._jsonl.read_lines(path, limit=10))
+        list(ragcard.inputs._jsonl.read_lines(path, limit=10))
     assert "over the limit of 10 bytes" in info.value.problems[0].message
 
 

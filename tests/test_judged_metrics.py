@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from ragcard.evaluation import load_inputs, score_responses
 from ragcard.judges.base import JudgeContext, JudgeError, JudgeIdentity, Verdict
+from ragcard.pipeline.evaluation import load_inputs, score_responses
 
 # claim → (label, score, passages that support it)
 TABLE = {
@@ -78,7 +78,7 @@ def test_judge_failure_is_unscored_not_zero(mini: Path, tmp_path: Path) -> None:
 def test_a_pair_cited_explicitly_and_inline_counts_once(mini: Path, tmp_path: Path) -> None:
     """The issue's case: one supported pair cited twice (explicitly and inline) and one
     unsupported pair gave 1/3 instead of 1/2, and the decision flipped."""
-    from ragcard.responses import RecordedResponse
+    from ragcard.inputs.responses import RecordedResponse
 
     inputs = load_inputs(mini / "questions.jsonl", mini / "corpus.jsonl", mini / "thresholds.toml")
     answer = "You get 25 days of annual leave. [leave@2025#1] You can carry over 5 days."

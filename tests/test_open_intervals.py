@@ -10,9 +10,9 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from ragcard._cli.main import app
+from ragcard.decision.thresholds import Thresholds, decide, load_thresholds
 from ragcard.metrics.base import MetricSpec, MetricValue
 from ragcard.report.markdown import format_value
-from ragcard.thresholds import Thresholds, decide, load_thresholds
 
 P95 = MetricSpec("latency_p95_ms", "latency", "quantile", False, "p95", "none", quantile=0.95)
 RATE = MetricSpec("recall@5", "retrieval", "rate", True, "", "")

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from ragcard.evaluation import load_inputs, score_responses
 from ragcard.judges import build_judge
+from ragcard.pipeline.evaluation import load_inputs, score_responses
 
 HANDBOOK = Path(__file__).resolve().parents[1] / "examples" / "handbook"
 

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from ragcard._cli.main import app
 from ragcard.errors import InputError
-from ragcard.preflight import check_project, folder_problem, history_problem
+from ragcard.pipeline.preflight import check_project, folder_problem, history_problem
 
 runner = CliRunner()
 

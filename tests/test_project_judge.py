@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from ragcard.config import load_config
+from ragcard.inputs.config import load_config
 from ragcard.judges.llm import LlmJudge
-from ragcard.project import build_run_judge
+from ragcard.pipeline.project import build_run_judge
 
 
 def _project(folder: Path, judge: str) -> Path:

@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from ragcard._cli.main import app
-from ragcard.questions import load_questions
+from ragcard.inputs.questions import load_questions
 
 
 def test_a_misspelt_category_is_warned_with_the_closest_one(

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from ragcard.errors import InputError
-from ragcard.questions import load_questions
+from ragcard.inputs.questions import load_questions
 
 
 def write(path: Path, rows: list[object]) -> Path:

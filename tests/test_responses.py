@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from ragcard.errors import InputError
-from ragcard.responses import AgentResponse, load_responses, split_sentences
+from ragcard.inputs.responses import AgentResponse, load_responses, split_sentences
 
 
 def test_citation_forms_resolve_to_sentences() -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from ragcard.results import ResultsLog, dumps_line
+from ragcard.outputs.results import ResultsLog, dumps_line
 
 RECORD = {
     "item": "Q1",
@@ -56,7 +56,7 @@ def test_results_read_back_as_json_reads_them_and_bad_lines_name_their_number(
     tmp_path: Path,
 ) -> None:
     from ragcard.errors import InputError
-    from ragcard.results import read_results
+    from ragcard.outputs.results import read_results
 
     records = [
         {"item": "Q1", "attempt": 1, **RECORD},

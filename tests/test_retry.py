@@ -1,4 +1,4 @@
-"""The one retry policy (ragcard._retry): seeded full jitter, Retry-After read one way."""
+"""The one retry policy (ragcard.agent._retry): seeded full jitter, Retry-After read one way."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from datetime import UTC, datetime, timedelta
 import httpx
 import pytest
 
-from ragcard._retry import Backoff, parse_retry_after
 from ragcard.adapters.base import AgentCall
 from ragcard.adapters.http import HttpAdapter, RateLimitedError
+from ragcard.agent._retry import Backoff, parse_retry_after
 
 NOW = datetime(2015, 10, 21, 7, 27, 30, tzinfo=UTC)
 

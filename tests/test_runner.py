@@ -18,16 +18,7 @@ import pytest
 
 from ragcard.adapters import AgentCall, AgentReply, CallableAdapter, HttpAdapter
 from ragcard.adapters.testing import FaultPlan, FaultServer, synthetic_questions
-from ragcard.errors import (
-    AgentOutputError,
-    AgentTimeout,
-    AgentTransportError,
-    ConfigError,
-    InputError,
-)
-from ragcard.questions import Question
-from ragcard.responses import AgentResponse, RecordedResponse
-from ragcard.runner import (
+from ragcard.agent.runner import (
     AttemptOutcome,
     Backoff,
     RunSettings,
@@ -35,6 +26,15 @@ from ragcard.runner import (
     completed_attempts,
     run_attempts,
 )
+from ragcard.errors import (
+    AgentOutputError,
+    AgentTimeout,
+    AgentTransportError,
+    ConfigError,
+    InputError,
+)
+from ragcard.inputs.questions import Question
+from ragcard.inputs.responses import AgentResponse, RecordedResponse
 
 SCRIPTS = Path(__file__).parent / "_scripts"
 FAST = {"timeout_s": 1.0, "backoff_base_s": 0.001, "backoff_max_s": 0.002}
@@ -455,7 +455,7 @@ async def test_answers_still_with_the_judge_when_the_agent_is_done_get_a_bar(
 ) -> None:
     from types import SimpleNamespace
 
-    from ragcard.running import _judged
+    from ragcard.pipeline.running import _judged
 
     scorer = SimpleNamespace(judge_failures=0)
 

@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-import ragcard._parallel
-import ragcard.evaluation
-from ragcard._parallel import workers_for
+import ragcard.aggregation._parallel
+import ragcard.pipeline.evaluation
+from ragcard.aggregation._parallel import workers_for
 from ragcard.errors import InputError
-from ragcard.evaluation import Inputs, load_inputs, score_responses
+from ragcard.inputs.responses import load_responses
 from ragcard.metrics.retrieval import RetrievalLayer
-from ragcard.responses import load_responses
+from ragcard.pipeline.evaluation import Inputs, load_inputs, score_responses
 
 DAY = dt.date(2026, 1, 1)
 
@@ -28,12 +28,12 @@ def workers(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> 
     count: int = request.param
     calls: list[int] = []
     if count > 1:
-        real = ragcard.evaluation.score_file
-        monkeypatch.setattr(ragcard._parallel, "CHUNK_LINES", 2)
+        real = ragcard.pipeline.evaluation.score_file
+        monkeypatch.setattr(ragcard.aggregation._parallel, "CHUNK_LINES", 2)
         # idle threads earlier tests left behind (thread pools) would make it refuse to fork
-        monkeypatch.setattr(ragcard._parallel.threading, "active_count", lambda: 1)
+        monkeypatch.setattr(ragcard.aggregation._parallel.threading, "active_count", lambda: 1)
         monkeypatch.setattr(
-            ragcard.evaluation,
+            ragcard.pipeline.evaluation,
             "score_file",
             lambda *args: calls.append(args[3]) or real(*args),
         )
@@ -173,8 +173,8 @@ def test_collector_settings_are_restored(inputs: Inputs, mini: Path, tmp_path: P
 def test_two_workers_write_what_one_process_writes(
     inputs: Inputs, mini: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(ragcard._parallel, "CHUNK_LINES", 3)
-    monkeypatch.setattr(ragcard._parallel.threading, "active_count", lambda: 1)
+    monkeypatch.setattr(ragcard.aggregation._parallel, "CHUNK_LINES", 3)
+    monkeypatch.setattr(ragcard.aggregation._parallel.threading, "active_count", lambda: 1)
     one = score_responses(inputs, mini / "responses.jsonl", tmp_path / "1", run_date=DAY, workers=1)
     two = score_responses(inputs, mini / "responses.jsonl", tmp_path / "2", run_date=DAY, workers=2)
     results = [(tmp_path / run / "results.jsonl").read_bytes() for run in ("1", "2")]
@@ -187,13 +187,13 @@ def test_two_workers_write_what_one_process_writes(
 def test_how_many_workers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     small, large = tmp_path / "small.jsonl", tmp_path / "large.jsonl"
     small.write_text("{}\n")
-    large.write_bytes(b"{}\n" * (ragcard._parallel.MIN_PARALLEL_BYTES // 3 + 1))
-    monkeypatch.setattr(ragcard._parallel.os, "cpu_count", lambda: 2)
-    monkeypatch.setattr(ragcard._parallel.threading, "active_count", lambda: 1)
+    large.write_bytes(b"{}\n" * (ragcard.aggregation._parallel.MIN_PARALLEL_BYTES // 3 + 1))
+    monkeypatch.setattr(ragcard.aggregation._parallel.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(ragcard.aggregation._parallel.threading, "active_count", lambda: 1)
     assert workers_for(small) == 1 and workers_for(large) == 2
     assert workers_for(small, 3) == 3 and workers_for(large, 0) == 1
     assert workers_for(tmp_path / "missing.jsonl") == 1
-    monkeypatch.setattr(ragcard._parallel.threading, "active_count", lambda: 2)
+    monkeypatch.setattr(ragcard.aggregation._parallel.threading, "active_count", lambda: 2)
     assert workers_for(large, 4) == 1  # never fork a process that runs other threads
 
 

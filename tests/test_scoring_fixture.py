@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from ragcard.evaluation import load_inputs, score_responses
+from ragcard.pipeline.evaluation import load_inputs, score_responses
 
 
 @pytest.fixture

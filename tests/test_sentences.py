@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from ragcard._sentences import sentence_spans, split_sentences
-from ragcard.evaluation import load_inputs, score_responses
+from ragcard.inputs.responses import AgentResponse
+from ragcard.inputs.responses import split_sentences as answer_sentences
 from ragcard.judges import lexical
 from ragcard.judges.metaeval import examples
-from ragcard.responses import AgentResponse
-from ragcard.responses import split_sentences as answer_sentences
+from ragcard.pipeline.evaluation import load_inputs, score_responses
 
 FIXTURE = Path(__file__).parent / "fixtures" / "sentences" / "hard_cases.jsonl"
 CASES = [json.loads(line) for line in FIXTURE.read_text(encoding="utf-8").splitlines()]

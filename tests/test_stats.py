@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy import stats as scipy_stats
 
-from ragcard.stats import (
+from ragcard.aggregation.stats import (
     bootstrap_ci,
     quantile,
     quantile_ci,

@@ -4,9 +4,9 @@ from pathlib import Path
 
 import pytest
 
+from ragcard.decision.thresholds import TEMPLATES, decide, load_thresholds, template_text
 from ragcard.errors import ConfigError
 from ragcard.metrics.base import MetricSpec, MetricValue
-from ragcard.thresholds import TEMPLATES, decide, load_thresholds, template_text
 
 
 def test_templates_load(tmp_path: Path) -> None:
@@ -62,7 +62,7 @@ def test_ship_when_all_met(tmp_path: Path) -> None:
 
 
 def test_check_measures_names_the_file_and_every_unknown_threshold(tmp_path: Path) -> None:
-    from ragcard.thresholds import check_measures
+    from ragcard.decision.thresholds import check_measures
 
     path = tmp_path / "t.toml"
     line = '[[threshold]]\nmeasure="{}"\ncomparison=">="\nvalue=1\ntype="graded"\nreason="r"\n'
@@ -83,7 +83,7 @@ def test_check_measures_names_the_file_and_every_unknown_threshold(tmp_path: Pat
 def test_check_measures_with_the_question_sets_labels_refuses_a_label_no_item_has(
     tmp_path: Path,
 ) -> None:
-    from ragcard.thresholds import check_measures
+    from ragcard.decision.thresholds import check_measures
 
     path = tmp_path / "t.toml"
     line = '[[threshold]]\nmeasure="{}"\ncomparison=">="\nvalue=1\ntype="graded"\nreason="r"\n'

@@ -1,4 +1,5 @@
-"""Crash-consistent writes (ragcard._writing): old or new, never a mix; never replace when told."""
+"""Crash-consistent writes (ragcard.outputs._writing): old or new, never a mix; never replace
+when told."""
 
 from __future__ import annotations
 
@@ -9,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from ragcard import _writing
-from ragcard._writing import copy_atomic, write_atomic
-from ragcard.results import ResultsLog
+from ragcard.outputs import _writing
+from ragcard.outputs._writing import copy_atomic, write_atomic
+from ragcard.outputs.results import ResultsLog
 
 
 class Killed(BaseException):

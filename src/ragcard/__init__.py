@@ -13,7 +13,7 @@ try:
 except PackageNotFoundError:  # running from a source tree without installing
     __version__ = "0.0.0+local"
 
-from ragcard.corpus import Corpus, Passage, load_corpus  # noqa: E402
+from ragcard.decision.thresholds import Threshold, Thresholds, load_thresholds  # noqa: E402
 from ragcard.errors import (  # noqa: E402
     AgentError,
     ConfigError,
@@ -22,12 +22,12 @@ from ragcard.errors import (  # noqa: E402
     Problem,
     RagcardError,
 )
-from ragcard.evaluation import EvaluationResult, load_inputs, score_responses  # noqa: E402
+from ragcard.inputs.corpus import Corpus, Passage, load_corpus  # noqa: E402
+from ragcard.inputs.questions import Question, QuestionSet, load_questions  # noqa: E402
+from ragcard.inputs.responses import AgentResponse, RecordedResponse, load_responses  # noqa: E402
 from ragcard.metrics.base import MetricSpec, MetricValue, Unscored  # noqa: E402
-from ragcard.questions import Question, QuestionSet, load_questions  # noqa: E402
-from ragcard.responses import AgentResponse, RecordedResponse, load_responses  # noqa: E402
-from ragcard.running import run_evaluation  # noqa: E402
-from ragcard.thresholds import Threshold, Thresholds, load_thresholds  # noqa: E402
+from ragcard.pipeline.evaluation import EvaluationResult, load_inputs, score_responses  # noqa: E402
+from ragcard.pipeline.running import run_evaluation  # noqa: E402
 
 __all__ = [
     "AgentError",

@@ -29,8 +29,8 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
-    from ragcard.evaluation import EvaluationResult
     from ragcard.metrics.base import MetricValue
+    from ragcard.pipeline.evaluation import EvaluationResult
 
 __all__ = ["ProjectResult", "ragcard_project"]
 
@@ -138,7 +138,7 @@ def ragcard_project(
 ) -> Callable[..., ProjectResult]:
     """``ragcard_project(path, **options)`` runs the project (once per session and options)
     and returns a :class:`ProjectResult` to assert on."""
-    from ragcard.running import run_evaluation
+    from ragcard.pipeline.running import run_evaluation
 
     def run(path: str | Path, **options: Any) -> ProjectResult:
         key = _key(path, options)

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-import ragcard._parallel
+import ragcard.aggregation._parallel
 from ragcard._cli.main import app
 
 runner = CliRunner()
@@ -36,7 +36,7 @@ def test_score_on_two_workers_writes_the_same_results(
     mini: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # (idle threads that earlier tests left behind would make it score in one process)
-    monkeypatch.setattr(ragcard._parallel.threading, "active_count", lambda: 1)
+    monkeypatch.setattr(ragcard.aggregation._parallel.threading, "active_count", lambda: 1)
     one = runner.invoke(app, score_args(mini, tmp_path / "one"))
     two = runner.invoke(app, [*score_args(mini, tmp_path / "two"), "--workers", "2"])
     assert one.exit_code == two.exit_code == 1, two.output

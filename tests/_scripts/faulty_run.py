@@ -12,7 +12,7 @@ import sys
 
 from ragcard.adapters.http import HttpAdapter
 from ragcard.adapters.testing import FaultPlan, FaultServer, synthetic_questions
-from ragcard.runner import AttemptOutcome, RunSettings, run_attempts
+from ragcard.agent.runner import AttemptOutcome, RunSettings, run_attempts
 
 
 async def main(config: dict, out_path: str) -> None:

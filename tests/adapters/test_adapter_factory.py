@@ -20,7 +20,7 @@ from ragcard.adapters import (
 from ragcard.adapters import factory as factory_module
 from ragcard.adapters.base import AgentCall, AgentReply
 from ragcard.errors import ConfigError
-from ragcard.responses import AgentResponse
+from ragcard.inputs.responses import AgentResponse
 
 
 class PluginAdapter:

@@ -16,8 +16,8 @@ from ragcard.adapters.testing import (
     faulty_agent,
     synthetic_questions,
 )
+from ragcard.agent.runner import AttemptOutcome, RunSettings, run_attempts
 from ragcard.errors import AgentTransportError, ConfigError
-from ragcard.runner import AttemptOutcome, RunSettings, run_attempts
 
 
 def test_a_plan_is_deterministic_and_follows_its_rates() -> None:

@@ -13,9 +13,9 @@ import pytest
 
 from ragcard.adapters import AgentCall, CallableAdapter, build_adapter
 from ragcard.adapters._common import make_reply, parse_response
-from ragcard.config import load_config
 from ragcard.errors import AgentOutputError, AgentTimeout, AgentTransportError, ConfigError
-from ragcard.responses import AgentResponse
+from ragcard.inputs.config import load_config
+from ragcard.inputs.responses import AgentResponse
 
 REQUEST = {"question": "How many days of leave?", "asker": "staff", "program": None, "cutoff": None}
 

@@ -117,7 +117,7 @@ async def test_in_a_project_the_command_runs_beside_ragcard_toml_by_default(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from ragcard.adapters import build_adapter
-    from ragcard.config import load_config
+    from ragcard.inputs.config import load_config
 
     project, elsewhere = tmp_path / "project", tmp_path / "elsewhere"
     (project / "agents").mkdir(parents=True)

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from ragcard.adapters import AgentCall, NotRecordedError, ReplayAdapter
+from ragcard.agent.runner import AttemptOutcome, RunSettings, run_attempts
 from ragcard.errors import ConfigError, InputError
-from ragcard.questions import Question
-from ragcard.runner import AttemptOutcome, RunSettings, run_attempts
+from ragcard.inputs.questions import Question
 
 RECORDS = [
     {

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from ragcard.baseline import PASS_RATE, compare_runs
+from ragcard.decision.baseline import PASS_RATE, compare_runs
 from ragcard.errors import ConfigError, InputError
 from ragcard.report.comparison import render_comparison_markdown
 

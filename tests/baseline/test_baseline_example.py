@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from ragcard import run_evaluation  # the public entry point, wherever the engine keeps it
-from ragcard.baseline import Comparison, compare_runs
+from ragcard.decision.baseline import Comparison, compare_runs
 from ragcard.report.comparison import render_comparison_markdown
 
 HANDBOOK = Path(__file__).resolve().parents[2] / "examples" / "handbook"

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy import stats as scipy_stats  # type: ignore[import-untyped]
 
-from ragcard.stats import bootstrap_ci, mcnemar_exact, paired_bootstrap
+from ragcard.aggregation.stats import bootstrap_ci, mcnemar_exact, paired_bootstrap
 
 DISCORDANT = [(0, 0), (1, 0), (0, 1), (3, 3), (5, 0), (0, 7), (2, 9), (12, 4), (17, 30),
               (38, 0), (100, 80), (250, 310), (1, 1000), (308, 309), (4, 5), (480, 520),

@@ -439,7 +439,7 @@ def _results_as_responses(folder: Path) -> None:
 
 def record_results(folder: Path) -> None:
     """``recorded-results.jsonl``: the results of scoring the base project's responses."""
-    from ragcard.evaluation import load_inputs, score_responses
+    from ragcard.pipeline.evaluation import load_inputs, score_responses
 
     inputs = load_inputs(folder / "questions.jsonl", folder / "corpus.jsonl",
                          folder / "thresholds.toml")  # fmt: skip

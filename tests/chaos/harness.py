@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ragcard._runfolder import MARKER, check_complete
 from ragcard.errors import ConfigError
+from ragcard.outputs._runfolder import MARKER, check_complete
 
 ZYGOTE = Path(__file__).with_name("zygote.py")
 MD_END = "redacted from this report.\n"

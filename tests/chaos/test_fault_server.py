@@ -22,8 +22,8 @@ from chaos_support import (
 
 from ragcard.adapters.http import HttpAdapter
 from ragcard.adapters.testing import FaultPlan, FaultServer, synthetic_questions
-from ragcard.runner import RunSettings, run_attempts
-from ragcard.running import run_evaluation
+from ragcard.agent.runner import RunSettings, run_attempts
+from ragcard.pipeline.running import run_evaluation
 
 PLAN = FaultPlan(
     seed=12,

@@ -32,9 +32,9 @@ from harness import (
     verdicts,
 )
 
-from ragcard._runfolder import MARKER, check_complete
 from ragcard.adapters.testing import FaultPlan, FaultServer, synthetic_questions
-from ragcard.signing import new_keypair, verify_run
+from ragcard.outputs._runfolder import MARKER, check_complete
+from ragcard.outputs.signing import new_keypair, verify_run
 
 #: RAGCARD_CHAOS=full kills at every write point (CI does, .ci/run); else one point a file
 FULL = os.environ.get("RAGCARD_CHAOS") == "full"

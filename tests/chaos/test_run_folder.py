@@ -17,10 +17,10 @@ from chaos_support import callable_agent, make_project, read_lines
 from typer.testing import CliRunner
 
 from ragcard._cli.main import app
-from ragcard._runfolder import MARKER, check_complete, results_digest
 from ragcard.errors import ConfigError
-from ragcard.evaluation import save_record
-from ragcard.running import run_evaluation
+from ragcard.outputs._runfolder import MARKER, check_complete, results_digest
+from ragcard.pipeline.evaluation import save_record
+from ragcard.pipeline.running import run_evaluation
 
 runner = CliRunner()
 
@@ -120,7 +120,7 @@ WORKERS = textwrap.dedent(
     """
     import multiprocessing, os, sys, time
     from concurrent.futures import ProcessPoolExecutor
-    from ragcard._parallel import _die_with_parent
+    from ragcard.aggregation._parallel import _die_with_parent
 
     def nap(_):
         time.sleep(60)

@@ -12,8 +12,8 @@ from chaos_support import http_agent, make_project
 from typer.testing import CliRunner
 
 from ragcard._cli.main import app
-from ragcard._secrets import check_header_value, scrub, scrub_data
 from ragcard.adapters.testing import FaultPlan, FaultServer
+from ragcard.agent._secrets import check_header_value, scrub, scrub_data
 
 runner = CliRunner()
 CANARY = "canary-7f3a9d1e-token"
@@ -95,7 +95,7 @@ def test_header_checks_and_scrubbing_in_detail() -> None:
     assert check_header_value("Bearer fine-token\t", "Authorization", ["T"]) is None
     found = check_header_value("Bearer x\r", "Authorization", ["A", "B"])
     assert found is not None and "the values of ${A}, ${B}" in found and "x\r" not in found
-    from ragcard._secrets import remember
+    from ragcard.agent._secrets import remember
 
     remember('se"cr\\et-9')
     assert scrub('got {"t": "se\\"cr\\\\et-9"}') == 'got {"t": "***"}'  # the JSON-escaped form

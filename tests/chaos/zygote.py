@@ -3,8 +3,8 @@
 The kill-and-resume harness starts this once: importing ragcard costs seconds on a busy
 machine, forking a child that has it imported costs milliseconds. Requests are JSON lines on
 stdin: ``{"args": [...], "kill_at": n, "log": path, "output": path, "env": {...}}``. For each,
-a child installs ``ragcard._writing.write_hook``, which appends every write point it passes to
-``log`` (``n point path``) and, at the ``kill_at``-th (``-1``: never), SIGKILLs the child: no
+a child installs ``ragcard.outputs._writing.write_hook``, which appends every write point it passes
+to ``log`` (``n point path``) and, at the ``kill_at``-th (``-1``: never), SIGKILLs the child: no
 ``finally`` runs, no buffer is flushed, exactly as ``kill -9`` leaves a process. The answer
 line is ``{"exit": code}`` (``-9`` when killed). The zygote itself never writes a file.
 """
@@ -17,8 +17,8 @@ import signal
 import sys
 from pathlib import Path
 
-from ragcard import _writing
 from ragcard._cli.main import app
+from ragcard.outputs import _writing
 
 
 def _child(request: dict) -> None:

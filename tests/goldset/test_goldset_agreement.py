@@ -12,7 +12,7 @@ from sklearn.metrics import cohen_kappa_score  # type: ignore[import-untyped]
 
 from ragcard.errors import InputError
 from ragcard.goldset import cohen_kappa, measure_agreement
-from ragcard.questions import load_questions
+from ragcard.inputs.questions import load_questions
 
 PATTERNS: dict[str, tuple[list[Any], list[Any]]] = {
     "perfect": ([True, False, True, True, False, False], [True, False, True, True, False, False]),

@@ -10,7 +10,6 @@ from typing import Any
 
 import pytest
 
-from ragcard.corpus import load_corpus
 from ragcard.errors import ConfigError
 from ragcard.goldset import (
     CheckOptions,
@@ -23,7 +22,8 @@ from ragcard.goldset import (
     resolve_targets,
 )
 from ragcard.goldset._text import jaccard, shingles, similar_pairs
-from ragcard.questions import Question
+from ragcard.inputs.corpus import load_corpus
+from ragcard.inputs.questions import Question
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 

@@ -9,7 +9,7 @@ import pytest
 
 from ragcard.errors import ConfigError
 from ragcard.goldset import heldout_guard
-from ragcard.questions import QuestionSet, load_questions
+from ragcard.inputs.questions import QuestionSet, load_questions
 
 
 @pytest.fixture

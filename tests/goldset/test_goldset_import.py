@@ -10,7 +10,7 @@ import pytest
 
 from ragcard.errors import ConfigError, InputError
 from ragcard.goldset import ImportOptions, Targets, import_logs
-from ragcard.questions import load_questions
+from ragcard.inputs.questions import load_questions
 
 
 def write_csv(path: Path, rows: list[dict[str, str]]) -> Path:

@@ -14,8 +14,8 @@ from typer.testing import CliRunner
 from ragcard._cli.main import app
 from ragcard.errors import ConfigError, InputError
 from ragcard.goldset.labellog import amend_items, check_label_log, item_labels
-from ragcard.history import HistoryStore
-from ragcard.questions import load_questions
+from ragcard.inputs.questions import load_questions
+from ragcard.outputs.history import HistoryStore
 
 runner = CliRunner()
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from ragcard._cli.main import app as ragcard_app
 from ragcard.errors import ConfigError, MissingExtraError
-from ragcard.history import HISTORY_FILE, SCHEMA_VERSION, HistoryStore, default_history_url
+from ragcard.outputs.history import HISTORY_FILE, SCHEMA_VERSION, HistoryStore, default_history_url
 
 
 def test_default_history_lives_in_the_project_folder(tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ from history_support import MakeScorecard, WriteRun
 from typer.testing import CliRunner
 
 from ragcard._cli.history import HISTORY_URL_ENV, history_command, ship_command
-from ragcard.history import HISTORY_FILE, HistoryStore
+from ragcard.outputs.history import HISTORY_FILE, HistoryStore
 
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
 app.command("history")(history_command)

@@ -13,12 +13,12 @@ from pathlib import Path
 
 from history_support import MakeScorecard, WriteRun
 
-from ragcard.history import HistoryStore, new_run_id, run_id
+from ragcard.outputs.history import HistoryStore, new_run_id, run_id
 
 FIRST_USE = """
 import json, sys, time
 from pathlib import Path
-from ragcard.history import HistoryStore
+from ragcard.outputs.history import HistoryStore
 url, card, out, go = sys.argv[1], json.loads(sys.argv[2]), Path(sys.argv[3]), Path(sys.argv[4])
 while not go.exists():
     time.sleep(0.001)

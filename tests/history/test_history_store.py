@@ -11,7 +11,7 @@ import pytest
 from history_support import QSHA, MakeScorecard, WriteRun
 
 from ragcard.errors import ConfigError, InputError
-from ragcard.history import HistoryStore, run_id
+from ragcard.outputs.history import HistoryStore, run_id
 
 UTC = dt.UTC
 

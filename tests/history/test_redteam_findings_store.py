@@ -3,7 +3,7 @@ real PostgreSQL server (tables of their own, created on first use beside the his
 
 from __future__ import annotations
 
-from ragcard.history import HistoryStore
+from ragcard.outputs.history import HistoryStore
 from ragcard.redteam import FindingStore
 from ragcard.redteam.store import VariantResult, finding_id
 

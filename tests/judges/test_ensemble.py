@@ -18,8 +18,8 @@ from test_embedding import StubEncoder, write_weights  # tests/judges is on sys.
 from typer.testing import CliRunner
 
 import ragcard.judges.ensemble_train as ensemble_train
-from ragcard.config import load_config
 from ragcard.errors import ConfigError, MissingExtraError
+from ragcard.inputs.config import load_config
 from ragcard.judges import registry
 from ragcard.judges.base import Evidence, JudgeContext, JudgeIdentity, Verdict, answers_task
 from ragcard.judges.embedding import SentenceVectors
@@ -38,7 +38,7 @@ from ragcard.judges.ensemble_train import (
     train_ensemble,
 )
 from ragcard.judges.metaeval.examples import Dataset, LabelledExample
-from ragcard.project import build_run_judge
+from ragcard.pipeline.project import build_run_judge
 from ragcard.reference.embeddings import MODEL_SHA256
 
 FIXTURE = Path(__file__).parent / "fixtures" / "lexical_claims.jsonl"

@@ -564,7 +564,7 @@ def test_score_responses_with_the_llm_judge_releases_its_client_and_can_score_ag
     opened on it is closed with it, and the same judge scores again on a new loop."""
     import datetime as dt
 
-    from ragcard.evaluation import load_inputs, score_responses
+    from ragcard.pipeline.evaluation import load_inputs, score_responses
 
     mini = Path(__file__).resolve().parents[1] / "fixtures" / "mini"
     calls: list[str] = []

@@ -71,7 +71,7 @@ def test_judges_evaluate_reads_and_saves_correctness_labels(tmp_path: Path) -> N
 
 
 def test_the_shipped_correctness_calibration_is_on_the_judge_line() -> None:
-    from ragcard.evaluation import judge_block
+    from ragcard.pipeline.evaluation import judge_block
     from ragcard.report.markdown import judge_summary
 
     judge = build_judge({"backend": "lexical"})

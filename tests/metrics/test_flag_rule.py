@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ragcard.evaluation import load_inputs, score_responses
+from ragcard.pipeline.evaluation import load_inputs, score_responses
 
 
 def _write(path: Path, rows: list[dict[str, Any]]) -> Path:

@@ -10,7 +10,6 @@ from typing import Any
 
 import pytest
 
-from ragcard.evaluation import load_inputs, score_responses
 from ragcard.judges.base import (
     JudgeContext,
     JudgeError,
@@ -22,6 +21,7 @@ from ragcard.judges.fake import FakeJudge
 from ragcard.metrics.base import NEEDS_JUDGE
 from ragcard.metrics.judged import JudgedAnswer
 from ragcard.metrics.rubric import rubric_level
+from ragcard.pipeline.evaluation import load_inputs, score_responses
 
 YES, NO = Verdict("supported", 1.0, reason="yes"), Verdict("not_supported", 0.0, reason="no")
 

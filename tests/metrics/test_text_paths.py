@@ -15,10 +15,10 @@ import re
 import pytest
 
 from ragcard._sentences import sentence_spans
+from ragcard.inputs.responses import _MARKER, split_sentences, strip_markers
 from ragcard.judges.refusals import REFUSAL_PHRASES as _PHRASES
 from ragcard.metrics import _text
 from ragcard.metrics.abstention import detect_abstention_phrase
-from ragcard.responses import _MARKER, split_sentences, strip_markers
 
 
 def reference_strip_markers(text: str) -> str:

@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from ragcard.evaluation import EvaluationResult, load_inputs, score_responses
+from ragcard.aggregation.scoring import default_layers, metric_specs
+from ragcard.inputs.responses import RecordedResponse
 from ragcard.metrics.base import NEEDS_JUDGE, ScoringSettings, Unscored
 from ragcard.metrics.populations import POPULATIONS
-from ragcard.project import judge_from_spec
-from ragcard.responses import RecordedResponse
-from ragcard.scoring import default_layers, metric_specs
+from ragcard.pipeline.evaluation import EvaluationResult, load_inputs, score_responses
+from ragcard.pipeline.project import judge_from_spec
 
 JUDGED = ("faithfulness", "answer_relevance")
 

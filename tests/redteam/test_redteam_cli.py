@@ -9,7 +9,7 @@ from redteam_support import EXAMPLES, copy_example
 from typer.testing import CliRunner, Result
 
 from ragcard._cli.main import app
-from ragcard.evaluation import load_inputs, score_responses
+from ragcard.pipeline.evaluation import load_inputs, score_responses
 
 runner = CliRunner()
 

@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from ragcard.corpus import Corpus, Passage
+from ragcard.inputs.corpus import Corpus, Passage
+from ragcard.inputs.responses import AgentResponse
 from ragcard.redteam import Canary, DetectionContext, Exchange, Expectation, Probe
 from ragcard.redteam.detectors import (
     AccessDetector,
@@ -21,7 +22,6 @@ from ragcard.redteam.detectors import (
     RefusalTextDetector,
     SupersededDetector,
 )
-from ragcard.responses import AgentResponse
 
 RUN_DATE = dt.date(2026, 6, 1)
 PASSAGES = [

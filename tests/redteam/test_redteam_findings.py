@@ -13,9 +13,9 @@ from typer.testing import CliRunner
 
 from ragcard._cli.main import app
 from ragcard.errors import ConfigError, InputError
+from ragcard.pipeline.running import run_evaluation
 from ragcard.redteam import FindingStore
 from ragcard.redteam.store import VariantResult, finding_id
-from ragcard.running import run_evaluation
 
 
 def result(

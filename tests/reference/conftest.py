@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from ragcard.corpus import Corpus, load_corpus
+from ragcard.inputs.corpus import Corpus, load_corpus
 
 PASSAGES: list[dict[str, Any]] = [
     {

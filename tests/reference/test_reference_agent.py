@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from ragcard.corpus import Corpus
 from ragcard.errors import AgentError, ConfigError
+from ragcard.inputs.corpus import Corpus
+from ragcard.inputs.responses import AgentResponse, split_sentences
 from ragcard.reference import AGENT_NAME, ReferenceAgent, build_agent
-from ragcard.responses import AgentResponse, split_sentences
 
 TODAY = "2026-06-01"
 

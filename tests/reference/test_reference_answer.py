@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ragcard.corpus import Passage
+from ragcard.inputs.corpus import Passage
+from ragcard.inputs.responses import AgentResponse, split_sentences
 from ragcard.reference.answer import MAX_SENTENCES, draft_answer
 from ragcard.reference.index import PassageIndex
-from ragcard.responses import AgentResponse, split_sentences
 
 
 def passage(pid: str, text: str, **fields: object) -> Passage:

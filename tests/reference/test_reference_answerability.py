@@ -9,8 +9,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from ragcard.corpus import Corpus
 from ragcard.errors import ConfigError
+from ragcard.inputs.corpus import Corpus
 from ragcard.reference import ReferenceAgent, build_agent
 from ragcard.reference.answerability import QUESTION_FILLERS, Support, specific_terms
 from ragcard.reference.text import identifier_keys, identifiers, tokenize

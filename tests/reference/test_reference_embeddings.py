@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from ragcard.corpus import Corpus
+from ragcard.inputs.corpus import Corpus
 from ragcard.reference import ReferenceAgent, build_agent
 
 TODAY = "2026-06-01"

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from ragcard.corpus import Corpus
 from ragcard.errors import ConfigError, MissingExtraError
+from ragcard.inputs.corpus import Corpus
 from ragcard.reference import FAULTS, ReferenceAgent, build_agent
 
 TODAY = "2026-06-01"

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from ragcard.corpus import Corpus, Passage
+from ragcard.inputs.corpus import Corpus, Passage
 from ragcard.reference import ReferenceAgent, build_agent
 from ragcard.reference.gullible import claimed_role, followed_instruction
 

@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from ragcard._cli.main import app
-from ragcard.evaluation import load_inputs, score_responses
+from ragcard.pipeline.evaluation import load_inputs, score_responses
 from ragcard.report.persona import FIELDS
 from ragcard.report.run_report import WITHHELD, build_run_report
 

@@ -7,7 +7,7 @@ import datetime as dt
 import json
 from pathlib import Path
 
-from ragcard.evaluation import load_inputs, score_responses
+from ragcard.pipeline.evaluation import load_inputs, score_responses
 
 
 def test_the_scorecard_lists_each_leak_with_its_evidence(mini: Path, tmp_path: Path) -> None:

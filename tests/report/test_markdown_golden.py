@@ -10,7 +10,7 @@ import os
 import re
 from pathlib import Path
 
-from ragcard.evaluation import load_inputs, score_responses
+from ragcard.pipeline.evaluation import load_inputs, score_responses
 
 GOLDEN = Path(__file__).parent / "scorecard.golden.md"
 

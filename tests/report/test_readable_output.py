@@ -13,15 +13,15 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from ragcard.evaluation import EvaluationResult, load_inputs, score_responses
+from ragcard.aggregation.scoring import AttemptScore, ScoreAccumulator
+from ragcard.inputs.questions import Question
 from ragcard.metrics.base import MetricSpec, MetricValue
-from ragcard.project import judge_from_spec
-from ragcard.questions import Question
+from ragcard.pipeline.evaluation import EvaluationResult, load_inputs, score_responses
+from ragcard.pipeline.project import judge_from_spec
 from ragcard.report.kappa import kappa_reading, with_kappa_reading
 from ragcard.report.markdown import render_markdown
 from ragcard.report.plain import plain_settings
 from ragcard.report.terminal import print_scorecard
-from ragcard.scoring import AttemptScore, ScoreAccumulator
 
 LONG = "superseded_answers_currency_traps"
 
@@ -151,7 +151,7 @@ def test_terminal_scorecard_at_80_columns_splits_no_name(mini: Path, tmp_path: P
 
 
 def test_terminal_scorecard_of_the_handbook_at_80_columns(tmp_path: Path) -> None:
-    from ragcard.running import run_evaluation
+    from ragcard.pipeline.running import run_evaluation
 
     example = Path(__file__).resolve().parents[2] / "examples" / "handbook"
     result = run_evaluation(example, out_dir=tmp_path / "out", eval_dir=tmp_path / "eval",

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from ragcard.evaluation import load_inputs, score_responses
 from ragcard.judges.registry import build_judge
+from ragcard.pipeline.evaluation import load_inputs, score_responses
 
 MODEL = "secret-model-x9"  # the agent's name: must never reach a reviewer
 

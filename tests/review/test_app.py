@@ -155,7 +155,7 @@ def test_grading_queue_pages_ask_correctness_and_support_per_sentence(
 def test_an_item_with_a_comment_but_no_rating_yet_is_not_imported(
     scored_run: Callable[..., Path], tmp_path: Path
 ) -> None:
-    from ragcard.history import HistoryStore
+    from ragcard.outputs.history import HistoryStore
     from ragcard.review import import_review
 
     folder = scored_run()

@@ -24,8 +24,8 @@ from selenium.common.exceptions import (  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
-from ragcard.history import HistoryStore  # noqa: E402
 from ragcard.metrics.base import MetricValue  # noqa: E402
+from ragcard.outputs.history import HistoryStore  # noqa: E402
 from ragcard.review import import_review, load_run, make_packet  # noqa: E402
 from ragcard.review.app import create_app  # noqa: E402
 from ragcard.review.store import STORE_FILE, ReviewStore  # noqa: E402

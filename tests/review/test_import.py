@@ -12,7 +12,7 @@ from typing import Any
 from typer.testing import CliRunner
 
 from ragcard._cli.main import app
-from ragcard.history import HistoryStore
+from ragcard.outputs.history import HistoryStore
 
 runner = CliRunner()
 

@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from ragcard._cli.main import app
-from ragcard.running import run_evaluation
+from ragcard.pipeline.running import run_evaluation
 
 runner = CliRunner()
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "persona"

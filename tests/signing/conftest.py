@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from ragcard._runfolder import results_digest
-from ragcard.signing import new_keypair
+from ragcard.outputs._runfolder import results_digest
+from ragcard.outputs.signing import new_keypair
 
 THRESHOLDS = """\
 [[threshold]]

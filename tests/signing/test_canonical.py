@@ -7,7 +7,7 @@ import struct
 
 import pytest
 
-from ragcard._signing_files import canonical
+from ragcard.outputs._signing_files import canonical
 
 
 def test_the_rfc_8785_section_3_2_2_example() -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from ragcard.signing import sign_run
+from ragcard.outputs.signing import sign_run
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "signatures.md"
 

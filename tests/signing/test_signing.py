@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from ragcard import signing
 from ragcard.errors import ConfigError, InputError, MissingExtraError
-from ragcard.signing import new_keypair, sign_run, signature_line, verify_run
+from ragcard.outputs import signing
+from ragcard.outputs.signing import new_keypair, sign_run, signature_line, verify_run
 
 Keys = tuple[Path, Path]
 MakeRun = Callable[..., Path]
@@ -167,7 +167,7 @@ def test_a_scorecard_that_names_no_results_is_not_signed(run_dir: Path, keys: Ke
 def test_a_folder_left_mid_write_is_neither_signed_nor_verified(
     run_dir: Path, keys: Keys
 ) -> None:
-    from ragcard._runfolder import MARKER
+    from ragcard.outputs._runfolder import MARKER
 
     (run_dir / MARKER).write_text('{"command": "ragcard run", "fix": "resume it"}')
     with pytest.raises(ConfigError, match="left mid-write"):
@@ -216,7 +216,7 @@ def test_no_single_byte_of_the_signed_manifest_goes_unnoticed(run_dir: Path, key
     are covered byte for byte by their sha256 in it); checked in memory."""
     from cryptography.exceptions import InvalidSignature
 
-    from ragcard._signing_files import canonical, load_public_key
+    from ragcard.outputs._signing_files import canonical, load_public_key
 
     sign(run_dir, keys)
     doc = json.loads((run_dir / "signature.json").read_text(encoding="utf-8"))

@@ -13,7 +13,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from ragcard._secrets import scrub
+from ragcard.agent._secrets import scrub
 from ragcard.errors import ConfigError, InputError, MissingExtraError
 
 P = ParamSpec("P")

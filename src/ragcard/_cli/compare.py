@@ -18,9 +18,9 @@ from rich.table import Table
 from rich.text import Text
 
 from ragcard._cli._common import EXIT_HOLD, EXIT_SHIP, err, user_errors
-from ragcard._writing import write_atomic
-from ragcard.baseline import Comparison, compare_runs
+from ragcard.decision.baseline import Comparison, compare_runs
 from ragcard.errors import ConfigError
+from ragcard.outputs._writing import write_atomic
 from ragcard.report.comparison import format_measure, render_comparison_markdown
 from ragcard.report.junit import comparison_suites, write_junit
 

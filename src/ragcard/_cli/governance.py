@@ -9,7 +9,7 @@ import typer
 from rich.markup import escape
 
 from ragcard._cli._common import err, user_errors
-from ragcard.project import lock_project_thresholds, stale_inputs
+from ragcard.pipeline.project import lock_project_thresholds, stale_inputs
 from ragcard.review.due import review_due
 
 _PROJECT = typer.Argument(help="project folder holding ragcard.toml, or the file")

@@ -2,7 +2,7 @@
 
 Which history database: the ``--db`` flag, else ``$RAGCARD_HISTORY_URL``, else the project's
 ``ragcard-history.sqlite`` (beside its ``eval/`` folder). Both commands only call
-:mod:`ragcard.history`; the table and confirmations go to stdout, errors to stderr (exit 2).
+:mod:`ragcard.outputs.history`; the table and confirmations go to stdout, errors to stderr (exit 2).
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from rich.console import Console
 from rich.markup import escape
 
 from ragcard._cli._common import user_errors
-from ragcard._runfolder import check_complete
 from ragcard.errors import ConfigError, InputError, Problem
-from ragcard.history import HistoryStore, RunEntry, default_history_url
+from ragcard.outputs._runfolder import check_complete
+from ragcard.outputs.history import HistoryStore, RunEntry, default_history_url
 from ragcard.redteam.measures import check_shippable
 from ragcard.report.runs import differences, pack_parts, run_settings
 from ragcard.review.apply import ship_blockers

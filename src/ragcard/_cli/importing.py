@@ -10,7 +10,7 @@ import typer
 
 from ragcard._cli._common import err, user_errors
 from ragcard.errors import InputError, Problem
-from ragcard.interop import Imported, import_deepeval, import_ragas, write_imported
+from ragcard.inputs.interop import Imported, import_deepeval, import_ragas, write_imported
 
 import_app = typer.Typer(
     help="Import the datasets kept for Ragas or DeepEval as questions, corpus and responses "

@@ -10,9 +10,9 @@ from typing import Annotated
 import typer
 
 from ragcard._cli._common import err, user_errors
-from ragcard._writing import write_atomic
+from ragcard.decision.thresholds import TEMPLATES, template_text
 from ragcard.errors import ConfigError
-from ragcard.thresholds import TEMPLATES, template_text
+from ragcard.outputs._writing import write_atomic
 
 _CONFIG = """[project]
 name = "{name}"

@@ -158,7 +158,6 @@ def _correctness_set(name: str) -> bool:
 
 def _evaluate_correctness(judge: Judge, names: list[str], seed: int, save: Path | None) -> None:
     """``judges evaluate`` on correctness labels: the judge's grades against the reader's."""
-    from ragcard._writing import write_atomic
     from ragcard.judges.base import answers_task
     from ragcard.judges.metaeval.correctness import (
         correctness_line,
@@ -167,6 +166,7 @@ def _evaluate_correctness(judge: Judge, names: list[str], seed: int, save: Path 
         format_correctness,
         load_correctness,
     )
+    from ragcard.outputs._writing import write_atomic
 
     if not all(_correctness_set(name) for name in names):
         raise ConfigError(

@@ -14,7 +14,6 @@ from typing import Annotated, Any
 import typer
 
 from ragcard._cli._common import err, user_errors
-from ragcard.config import CONFIG_NAME, Config, load_config
 from ragcard.errors import ConfigError
 from ragcard.goldset import (
     CheckOptions,
@@ -30,7 +29,8 @@ from ragcard.goldset import (
     resolve_targets,
 )
 from ragcard.goldset.split import write_text_atomically
-from ragcard.questions import load_questions
+from ragcard.inputs.config import CONFIG_NAME, Config, load_config
+from ragcard.inputs.questions import load_questions
 
 __all__ = ["questions_app"]
 
@@ -232,8 +232,8 @@ def amend_command(
     """Record why items' gold passages, expected answer, answerability or expected flag
     changed: later runs accept the new labels, and the scorecard lists the amendment."""
     from ragcard.goldset.labellog import amend_items
-    from ragcard.history import HistoryStore, default_history_url
-    from ragcard.project import project_history_url
+    from ragcard.outputs.history import HistoryStore, default_history_url
+    from ragcard.pipeline.project import project_history_url
 
     if questions is not None:
         question_set = load_questions(questions)

@@ -14,8 +14,8 @@ from rich.markup import escape
 from rich.table import Table
 
 from ragcard._cli._common import err, parse_options, user_errors
-from ragcard.config import load_config
-from ragcard.project import project_history_url
+from ragcard.inputs.config import load_config
+from ragcard.pipeline.project import project_history_url
 from ragcard.redteam import CATEGORIES, FindingStore, default_registry, run_redteam
 from ragcard.redteam.terminal import findings_table, print_summary
 

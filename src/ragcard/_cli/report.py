@@ -11,7 +11,7 @@ import typer
 from ragcard._cli._common import err, user_errors
 from ragcard._cli.history import DbOption, resolve_history_url
 from ragcard.errors import ConfigError
-from ragcard.history import HistoryStore
+from ragcard.outputs.history import HistoryStore
 from ragcard.report.html import render_html
 from ragcard.report.run_report import build_run_report
 

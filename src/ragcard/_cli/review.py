@@ -18,7 +18,7 @@ from rich.markup import escape
 from ragcard._cli._common import err, user_errors
 from ragcard._cli.history import DbOption, resolve_history_url
 from ragcard.errors import ConfigError, MissingExtraError
-from ragcard.history import HistoryStore
+from ragcard.outputs.history import HistoryStore
 from ragcard.review import (
     act_on_item,
     ensure_recorded,
@@ -180,7 +180,7 @@ def queue_command(
     judges or a judge and an earlier human label, a sample of the rest — to label in the
     review app (`ragcard review serve`), then `ragcard review import`."""
     from ragcard._cli._common import parse_options
-    from ragcard.project import judge_from_spec
+    from ragcard.pipeline.project import judge_from_spec
     from ragcard.review.queue import make_queue
 
     data = load_run(run)
@@ -215,8 +215,8 @@ def queue_command(
 
 def _import_answers(packet: Packet, key: ReviewKey, project: Path) -> None:
     """The people's typed answers → ``PACKET/responses.jsonl`` → scored as the run was."""
-    from ragcard.config import CONFIG_NAME, load_config
-    from ragcard.project import build_run_judge
+    from ragcard.inputs.config import CONFIG_NAME, load_config
+    from ragcard.pipeline.project import build_run_judge
     from ragcard.review.answers import check_run, responses_from_answers
     from ragcard.review.human import score_people
     from ragcard.review.store import STORE_FILE, ReviewStore
@@ -298,8 +298,8 @@ def human_command(
     """Score answers written by the people who answer these questions today with the same
     rubric, layers and judge as the run, side by side with the agent on its scorecard."""
     from ragcard._cli._common import parse_options
-    from ragcard.config import load_config
-    from ragcard.project import build_run_judge, judge_from_spec
+    from ragcard.inputs.config import load_config
+    from ragcard.pipeline.project import build_run_judge, judge_from_spec
     from ragcard.review.human import score_people
 
     chosen = None

@@ -11,9 +11,9 @@ from rich.console import Console
 from ragcard._cli._common import JunitOption, err, parse_options, user_errors
 from ragcard._cli.compare import print_comparison
 from ragcard.errors import ConfigError
+from ragcard.pipeline.running import run_evaluation
 from ragcard.report.junit import comparison_suites, run_suites, write_junit
 from ragcard.report.terminal import print_scorecard
-from ragcard.running import run_evaluation
 
 
 def _override(override: bool, reason: str | None) -> str | None:

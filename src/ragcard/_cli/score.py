@@ -10,15 +10,15 @@ import typer
 from rich.console import Console
 
 from ragcard._cli._common import JunitOption, err, parse_options, user_errors
-from ragcard._limits import MAX_K
+from ragcard.aggregation.scoring import default_layers, metric_specs
 from ragcard.errors import ConfigError
-from ragcard.evaluation import load_inputs, score_responses, scoring_settings
 from ragcard.goldset.labellog import checked_labels
-from ragcard.history import HistoryStore, default_history_url
-from ragcard.project import judge_from_spec
+from ragcard.inputs._limits import MAX_K
+from ragcard.outputs.history import HistoryStore, default_history_url
+from ragcard.pipeline.evaluation import load_inputs, score_responses, scoring_settings
+from ragcard.pipeline.project import judge_from_spec
 from ragcard.report.junit import run_suites, write_junit
 from ragcard.report.terminal import print_scorecard
-from ragcard.scoring import default_layers, metric_specs
 
 
 @user_errors

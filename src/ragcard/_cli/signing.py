@@ -1,5 +1,5 @@
 """``ragcard keys new``, ``ragcard sign`` and ``ragcard verify``: thin wrappers of
-:mod:`ragcard.signing`.
+:mod:`ragcard.outputs.signing`.
 
 ``verify`` exits 0 when the signature is valid, 1 when it is not (each changed component is
 printed, a tampered signature.json included) or when ``--require-trusted`` (the default when
@@ -16,10 +16,10 @@ from typing import Annotated
 import typer
 
 from ragcard._cli._common import err, user_errors
-from ragcard.config import load_config
 from ragcard.errors import ConfigError
-from ragcard.history import HistoryStore
-from ragcard.signing import new_keypair, sign_run, signature_line, verify_run
+from ragcard.inputs.config import load_config
+from ragcard.outputs.history import HistoryStore
+from ragcard.outputs.signing import new_keypair, sign_run, signature_line, verify_run
 
 __all__ = ["keys_new_command", "sign_command", "verify_command"]
 

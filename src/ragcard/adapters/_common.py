@@ -15,10 +15,10 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from ragcard import _secrets
 from ragcard.adapters.base import AgentReply
+from ragcard.agent import _secrets
 from ragcard.errors import AgentOutputError, AgentTimeout, ConfigError
-from ragcard.responses import AgentResponse
+from ragcard.inputs.responses import AgentResponse
 
 __all__ = [
     "RAW_LIMIT",
@@ -125,7 +125,7 @@ _ENV_REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 def expand_env(template: str, where: str) -> str:
     """Replace ``${NAME}`` with the environment variable; a missing one is a ConfigError.
-    Each value is remembered as a secret (:mod:`ragcard._secrets`): scrubbed from everything
+    Each value is remembered as a secret (:mod:`ragcard.agent._secrets`): scrubbed from everything
     ragcard writes or prints."""
 
     def value_of(match: re.Match[str]) -> str:

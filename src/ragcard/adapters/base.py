@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from ragcard.responses import AgentResponse
+from ragcard.inputs.responses import AgentResponse
 
 __all__ = ["Adapter", "AgentCall", "AgentReply", "RetrievingAdapter"]
 

@@ -46,7 +46,7 @@ from ragcard.adapters._common import (
 )
 from ragcard.adapters.base import AgentCall, AgentReply
 from ragcard.errors import AgentOutputError, AgentTransportError, ConfigError
-from ragcard.responses import AgentResponse
+from ragcard.inputs.responses import AgentResponse
 
 __all__ = ["CommandAdapter", "CommandConfig"]
 

@@ -47,7 +47,6 @@ import httpx
 from httpx_sse import EventSource, SSEError
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from ragcard._retry import parse_retry_after
 from ragcard.adapters._common import (
     RAW_LIMIT,
     deadline,
@@ -61,6 +60,7 @@ from ragcard.adapters._common import (
     truncate,
 )
 from ragcard.adapters.base import AgentCall, AgentReply
+from ragcard.agent._retry import parse_retry_after
 from ragcard.errors import AgentOutputError, AgentTimeout, AgentTransportError, ConfigError
 
 __all__ = ["REQUEST_FIELDS", "RESPONSE_FIELDS", "HttpAdapter", "HttpConfig", "RateLimitedError"]

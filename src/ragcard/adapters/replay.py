@@ -15,7 +15,7 @@ The recording may also be ragcard's own ``results.jsonl``: each attempt is repla
 a failed one as :class:`RecordedFailure` with the kind and message it had. ``ragcard run``
 checks the recording before the first call as ``ragcard score`` does: a response for an item
 the question set does not hold, or (unless ``--retrieval-only``) a response with no answer
-that does not abstain, is a problem of its line (:func:`ragcard.project.check_project`).
+that does not abstain, is a problem of its line (:func:`ragcard.pipeline.project.check_project`).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ragcard.adapters._common import load_config
 from ragcard.adapters.base import AgentCall, AgentReply
 from ragcard.errors import AgentError
-from ragcard.responses import (
+from ragcard.inputs.responses import (
     AgentResponse,
     Recorded,
     RecordedResponse,

@@ -34,9 +34,9 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal, cast
 
-from ragcard._retry import parse_retry_after
+from ragcard.agent._retry import parse_retry_after
 from ragcard.errors import AgentTransportError, ConfigError
-from ragcard.questions import Question
+from ragcard.inputs.questions import Question
 
 __all__ = [
     "FAULTS",

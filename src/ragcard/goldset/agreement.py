@@ -25,10 +25,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ragcard._jsonl import problems_from_validation
 from ragcard.errors import InputError, Problem
 from ragcard.goldset._text import jaccard
-from ragcard.questions import GoldPassage, LabelSet, QuestionSet
+from ragcard.inputs._jsonl import problems_from_validation
+from ragcard.inputs.questions import GoldPassage, LabelSet, QuestionSet
 
 __all__ = [
     "AgreementReport",

@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ragcard.corpus import Corpus, load_corpus
 from ragcard.errors import ConfigError
 from ragcard.goldset.findings import SEVERITY_ORDER, Finding
 from ragcard.goldset.quality import (
@@ -27,7 +26,8 @@ from ragcard.goldset.quality import (
     find_wording_reuse,
 )
 from ragcard.goldset.targets import Targets, resolve_targets
-from ragcard.questions import Question, QuestionSet, load_questions
+from ragcard.inputs.corpus import Corpus, load_corpus
+from ragcard.inputs.questions import Question, QuestionSet, load_questions
 
 __all__ = [
     "CategoryRow",

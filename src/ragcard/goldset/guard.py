@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ragcard.errors import ConfigError
-from ragcard.questions import Question, QuestionSet
+from ragcard.inputs.questions import Question, QuestionSet
 
 __all__ = ["heldout_guard"]
 

@@ -27,11 +27,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from ragcard._jsonl import iter_json_lines
 from ragcard.errors import ConfigError, InputError, Problem
 from ragcard.goldset._text import clean_text, comparison_key, similar_pairs
 from ragcard.goldset.pii import LIMITATIONS, PLACEHOLDERS, redact_pii
 from ragcard.goldset.targets import Targets, resolve_targets
+from ragcard.inputs._jsonl import iter_json_lines
 
 __all__ = ["ImportOptions", "ImportResult", "ImportedQuestion", "import_logs"]
 

@@ -25,8 +25,8 @@ from typing import Any
 import sqlalchemy as sa
 
 from ragcard.errors import ConfigError, InputError, Problem
-from ragcard.history import HistoryStore
-from ragcard.questions import Question, QuestionSet
+from ragcard.inputs.questions import Question, QuestionSet
+from ragcard.outputs.history import HistoryStore
 
 __all__ = [
     "LabelChange",

@@ -14,7 +14,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ragcard.corpus import Corpus
 from ragcard.goldset._text import (
     comparison_key,
     content_words,
@@ -23,7 +22,8 @@ from ragcard.goldset._text import (
     words,
 )
 from ragcard.goldset.findings import Finding
-from ragcard.questions import Question
+from ragcard.inputs.corpus import Corpus
+from ragcard.inputs.questions import Question
 
 __all__ = [
     "SimilarPair",

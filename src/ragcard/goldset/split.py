@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ragcard._writing import write_atomic
 from ragcard.goldset.targets import Targets
-from ragcard.questions import load_questions
+from ragcard.inputs.questions import load_questions
+from ragcard.outputs._writing import write_atomic
 
 __all__ = ["SplitPlan", "SplitRow", "heldout_draw", "plan_split", "write_text_atomically"]
 
@@ -95,7 +95,7 @@ class SplitPlan:
 
 
 def write_text_atomically(path: Path, text: str) -> None:
-    """Write ``text`` (UTF-8) to ``path`` atomically and durably (:func:`ragcard._writing.
+    """Write ``text`` (UTF-8) to ``path`` atomically and durably (:func:`ragcard.outputs._writing.
     write_atomic`), creating its folder."""
     path.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(path, text)
@@ -113,7 +113,7 @@ def plan_split(
 ) -> SplitPlan:
     """Assign ``split`` to every item of the question file at ``path``.
 
-    The file is validated first (:func:`ragcard.questions.load_questions` raises
+    The file is validated first (:func:`ragcard.inputs.questions.load_questions` raises
     :class:`~ragcard.errors.InputError` listing every bad line). Held-out shares come from
     ``targets`` (:meth:`Targets.heldout_share_for`).
     """

@@ -26,9 +26,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ragcard._files import read_utf8
 from ragcard.errors import ConfigError
-from ragcard.questions import KB_CATEGORIES, PERSONA_CATEGORIES
+from ragcard.inputs._files import read_utf8
+from ragcard.inputs.questions import KB_CATEGORIES, PERSONA_CATEGORIES
 
 __all__ = [
     "DEFAULT_HELDOUT_SHARE",

@@ -32,8 +32,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ragcard._writing import write_atomic
 from ragcard.errors import ConfigError
+from ragcard.outputs._writing import write_atomic
 
 __all__ = [
     "WEIGHTS_SCHEMA",

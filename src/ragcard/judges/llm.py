@@ -40,7 +40,7 @@ cannot be read (no label among the top alternatives) keeps its stated scores, an
 verdict's reason says so. The cache keeps the two kinds of score apart.
 
 Failures: transport errors are retried with exponential backoff and full jitter, seeded by
-``seed`` (Retry-After honoured up to 120 s: :class:`ragcard._retry.Backoff`, the runner's
+``seed`` (Retry-After honoured up to 120 s: :class:`ragcard.agent._retry.Backoff`, the runner's
 policy); an unusable reply is retried ``parse_retries`` times; then :class:`JudgeError`, which
 the metric records on the item. The API key is read from the environment at each
 request and appears in no identity, message or cache entry.
@@ -57,8 +57,8 @@ from typing import Any, Literal, Self
 import httpx
 from pydantic import Field
 
-from ragcard import _secrets
-from ragcard._retry import Backoff, parse_retry_after
+from ragcard.agent import _secrets
+from ragcard.agent._retry import Backoff, parse_retry_after
 from ragcard.errors import ConfigError
 from ragcard.judges.base import JudgeContext, JudgeError, JudgeIdentity
 from ragcard.judges.cache import ChatOptions, estimate_tokens, load_options

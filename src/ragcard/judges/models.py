@@ -32,8 +32,8 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
-from ragcard._files import sha256_file
 from ragcard.errors import ConfigError, RagcardError
+from ragcard.inputs._files import sha256_file
 
 __all__ = [
     "MODELS",
@@ -128,7 +128,7 @@ def find_model(name: str, dest: Path | None = None) -> Path | None:
 
 
 def sha256_of(path: Path) -> str:
-    """The sha256 of a file (:func:`ragcard._files.sha256_file`)."""
+    """The sha256 of a file (:func:`ragcard.inputs._files.sha256_file`)."""
     return sha256_file(path)
 
 

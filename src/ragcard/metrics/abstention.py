@@ -14,11 +14,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from ragcard.inputs.questions import Question, is_abstention_flag
+from ragcard.inputs.responses import AgentResponse
 from ragcard.judges.refusals import detect_abstention_phrase
 from ragcard.metrics.base import AttemptContext, LayerScore, MetricSpec, ScoringSettings
 from ragcard.metrics.judged import JudgedAnswer
-from ragcard.questions import Question, is_abstention_flag
-from ragcard.responses import AgentResponse
 
 __all__ = [
     "AbstentionLayer",

@@ -15,7 +15,7 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any
 
-from ragcard.corpus import Corpus
+from ragcard.inputs.corpus import Corpus
 from ragcard.metrics._text import numbers, words
 from ragcard.metrics.base import AttemptContext, LayerScore, MetricSpec, ScoringSettings
 

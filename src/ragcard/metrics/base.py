@@ -4,7 +4,7 @@ A :class:`MetricSpec` names one measure canonically (``recall@5``), declares its
 how per-item values aggregate. A :class:`Layer` scores one item-attempt from one frozen
 :class:`AttemptContext` and returns a :class:`LayerScore`: per-item values keyed by metric name
 (absent = the item is not in that metric's population) plus the evidence behind them.
-Aggregation over items lives in :mod:`ragcard.scoring`, the same for every layer.
+Aggregation over items lives in :mod:`ragcard.aggregation.scoring`, the same for every layer.
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ import re
 from dataclasses import KW_ONLY, dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from ragcard.corpus import Corpus
-from ragcard.questions import Question
-from ragcard.responses import AgentResponse
+from ragcard.inputs.corpus import Corpus
+from ragcard.inputs.questions import Question
+from ragcard.inputs.responses import AgentResponse
 
 if TYPE_CHECKING:
     from ragcard.metrics.judged import JudgedAnswer
@@ -86,8 +86,8 @@ class MetricValue:
     """An aggregated result: value, population size and (except for counts) a 95% interval.
 
     ``coverage`` is ``(n, of)`` when the value was computed on ``n`` of the ``of`` members of
-    its population (the others' every attempt failed: :mod:`ragcard.coverage`); None when
-    complete.
+    its population (the others' every attempt failed: :mod:`ragcard.aggregation.coverage`); None
+    when complete.
 
     A quantile's interval may be open: ``ci[0]`` is ``-inf`` or ``ci[1]`` is ``inf`` where the
     data cannot bound the quantile on that side (p95 of fewer than 72 values has no upper

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ragcard.inputs.responses import AgentResponse
 from ragcard.metrics.base import (
     NEEDS_JUDGE,
     AttemptContext,
@@ -20,7 +21,6 @@ from ragcard.metrics.base import (
     MetricSpec,
     ScoringSettings,
 )
-from ragcard.responses import AgentResponse
 
 __all__ = ["NEEDS_JUDGE", "CitationLayer", "invalid_citations"]
 

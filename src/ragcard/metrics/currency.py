@@ -14,7 +14,7 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import Any
 
-from ragcard.corpus import Corpus
+from ragcard.inputs.corpus import Corpus
 from ragcard.metrics._text import quantities
 from ragcard.metrics.base import AttemptContext, LayerScore, MetricSpec, ScoringSettings
 

@@ -31,7 +31,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from ragcard.corpus import Corpus, Passage
+from ragcard.inputs.corpus import Corpus, Passage
+from ragcard.inputs.questions import Question
+from ragcard.inputs.responses import AgentResponse
 from ragcard.judges.base import (
     Evidence,
     Grade,
@@ -44,8 +46,6 @@ from ragcard.judges.base import (
     answers_task,
     correctness_verdict,
 )
-from ragcard.questions import Question
-from ragcard.responses import AgentResponse
 
 __all__ = ["JudgedAnswer", "judge_answer"]
 

@@ -1,8 +1,8 @@
 """Which items and attempts each measure is computed over (SPEC §2, §7), in one table.
 
 The aggregation reads it to give the true reason when a measure could not be computed
-(:func:`ragcard.scoring.ScoreAccumulator` — no item in the population, every attempt failed,
-every attempt abstained, or what the layer recorded, such as "needs a judge"), and
+(:func:`ragcard.aggregation.scoring.ScoreAccumulator` — no item in the population, every attempt
+failed, every attempt abstained, or what the layer recorded, such as "needs a judge"), and
 ``docs/metrics.md`` is checked against it. A measure not listed here is over every item, and
 its layer's own ``empty_reason`` is used.
 """
@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ragcard.inputs.questions import Question
 from ragcard.metrics.base import MetricSpec
-from ragcard.questions import Question
 
 __all__ = ["POPULATIONS", "Population", "population_of"]
 

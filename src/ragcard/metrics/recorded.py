@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
+from ragcard.inputs.questions import Question
 from ragcard.metrics.base import Kind, MetricSpec, Unscored, parse_metric_name
-from ragcard.questions import Question
 
 __all__ = [
     "NO_REVIEW",

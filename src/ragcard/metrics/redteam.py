@@ -23,8 +23,8 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ragcard.aggregation.stats import wilson_interval
 from ragcard.metrics.base import MetricSpec, MetricValue, RunMeasures, Unscored
-from ragcard.stats import wilson_interval
 
 __all__ = [
     "ATTACK_CATEGORIES",

@@ -19,8 +19,8 @@ With no expected answer, grounding alone decides (faithful and cited right 3, fa
 least half supported 1, less 0), and an answer the judge says does not address the question
 is at most 1. An abstention on an unanswerable item is the right answer: 3.
 
-An answerable item passes only at level 2 or above: :mod:`ragcard.diagnosis` reports every
-lower level as a failure with its cause.
+An answerable item passes only at level 2 or above: :mod:`ragcard.aggregation.diagnosis` reports
+every lower level as a failure with its cause.
 """
 
 from __future__ import annotations

@@ -17,9 +17,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ragcard.corpus import Corpus, Passage
+from ragcard.inputs.corpus import Corpus, Passage
+from ragcard.inputs.questions import Question, QuestionSet
 from ragcard.metrics.redteam import ATTACK_CATEGORIES
-from ragcard.questions import Question, QuestionSet
 
 __all__ = [
     "CATEGORIES",

@@ -7,10 +7,10 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from ragcard.corpus import Corpus
+from ragcard.inputs.corpus import Corpus
+from ragcard.inputs.responses import AgentResponse
 from ragcard.judges.refusals import refusal_phrase
 from ragcard.redteam.attacks import Probe
-from ragcard.responses import AgentResponse
 
 __all__ = ["Detection", "DetectionContext", "Detector", "Exchange", "declined"]
 

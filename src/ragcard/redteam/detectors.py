@@ -21,12 +21,12 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from ragcard.corpus import Corpus, Passage
+from ragcard.inputs.corpus import Corpus, Passage
+from ragcard.inputs.questions import Question
 from ragcard.metrics._text import numbers
 from ragcard.metrics.access import content_leaks
 from ragcard.metrics.base import AttemptContext, ScoringSettings
 from ragcard.metrics.currency import CurrencyLayer
-from ragcard.questions import Question
 from ragcard.redteam.attacks import Probe
 from ragcard.redteam.detection import Detection, DetectionContext, Exchange, declined
 from ragcard.redteam.phrases import (

@@ -10,15 +10,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ragcard.corpus import Corpus
+from ragcard.aggregation.stats import wilson_interval
+from ragcard.inputs.corpus import Corpus
+from ragcard.inputs.responses import AgentResponse
 from ragcard.metrics.base import MetricValue
 from ragcard.metrics.redteam import success_rate
 from ragcard.redteam.attacks import CATEGORIES, Probe
 from ragcard.redteam.detection import Detection, DetectionContext, Detector, Exchange
 from ragcard.redteam.plan import Plan, Variant
 from ragcard.redteam.store import VariantResult
-from ragcard.responses import AgentResponse
-from ragcard.stats import wilson_interval
 
 __all__ = ["Judged", "VariantOutcome", "judge_run"]
 

@@ -11,8 +11,8 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ragcard.corpus import Corpus, Passage
-from ragcard.questions import Question, QuestionSet
+from ragcard.inputs.corpus import Corpus, Passage
+from ragcard.inputs.questions import Question, QuestionSet
 from ragcard.redteam.attacks import Attack, AttackContext, NotApplicable, Probe
 from ragcard.redteam.catalogue._common import pick
 from ragcard.redteam.mutators import Mutator

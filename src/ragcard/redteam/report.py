@@ -12,7 +12,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ragcard import __version__
-from ragcard.config import Config
+from ragcard.decision.thresholds import Thresholds
+from ragcard.decision.thresholds import decide as decide_thresholds
+from ragcard.inputs.config import Config
 from ragcard.metrics.base import MetricValue, Unscored
 from ragcard.metrics.redteam import (
     BREAKDOWN,
@@ -24,8 +26,6 @@ from ragcard.redteam.evaluate import Judged
 from ragcard.redteam.plan import Plan
 from ragcard.redteam.store import Finding
 from ragcard.redteam.testcorpus import Delivery
-from ragcard.thresholds import Thresholds
-from ragcard.thresholds import decide as decide_thresholds
 
 __all__ = ["SCHEMA", "annotate_lines", "build_summary", "decide", "evidence_text",
            "render_markdown"]  # fmt: skip

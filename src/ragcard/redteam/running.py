@@ -25,14 +25,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ragcard._files import read_utf8
 from ragcard.adapters import build_adapter
-from ragcard.config import Config, load_config
-from ragcard.corpus import Corpus
+from ragcard.agent.runner import AttemptOutcome, RunSettings, run_attempts
 from ragcard.errors import ConfigError
+from ragcard.inputs._files import read_utf8
+from ragcard.inputs.config import Config, load_config
+from ragcard.inputs.corpus import Corpus
+from ragcard.inputs.questions import Question
 from ragcard.metrics.redteam import agent_digest
-from ragcard.project import load_project_inputs, project_history_url
-from ragcard.questions import Question
+from ragcard.outputs.results import ResultsLog, dumps_line, read_results
+from ragcard.pipeline.project import load_project_inputs, project_history_url
 from ragcard.redteam.evaluate import Judged, judge_run
 from ragcard.redteam.plan import CONTROL_PREFIX, Plan, attack_context, build_plan
 from ragcard.redteam.registry import Registry, default_registry
@@ -40,8 +42,6 @@ from ragcard.redteam.report import annotate_lines, build_summary, decide, render
 from ragcard.redteam.settings import RedteamSettings, load_settings
 from ragcard.redteam.store import FindingStore
 from ragcard.redteam.testcorpus import Delivery, TestCorpus, fingerprint, recover
-from ragcard.results import ResultsLog, dumps_line, read_results
-from ragcard.runner import AttemptOutcome, RunSettings, run_attempts
 
 __all__ = ["RedteamResult", "run_redteam"]
 

@@ -28,7 +28,7 @@ from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import IntegrityError, OperationalError, ProgrammingError
 
 from ragcard.errors import ConfigError
-from ragcard.history import _create_engine
+from ragcard.outputs.history import _create_engine
 
 __all__ = ["STATUSES", "Finding", "FindingStore", "RedteamRun", "VariantResult", "finding_id"]
 

@@ -32,9 +32,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from ragcard._files import sha256_file
-from ragcard.corpus import Passage
 from ragcard.errors import ConfigError
+from ragcard.inputs._files import sha256_file
+from ragcard.inputs.corpus import Passage
 
 __all__ = ["Delivery", "TestCorpus", "fingerprint", "recover"]
 

@@ -34,8 +34,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ragcard.corpus import Corpus
 from ragcard.errors import AgentError
+from ragcard.inputs.corpus import Corpus
 from ragcard.reference import faults as fault_names
 from ragcard.reference.answer import draft_answer
 from ragcard.reference.answerability import Support, assess

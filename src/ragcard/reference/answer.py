@@ -11,7 +11,7 @@ they do not, the judge is wrong, which is what the demo is for). Selection:
    multi-passage answer) or continue the chosen sentence (``This applies …``, ``Unless …``).
 
 Tier-B sentences (secondary sources) are attributed in the text: "According to <doc>, …".
-Citations are per sentence, numbered as :func:`ragcard.responses.split_sentences` numbers the
+Citations are per sentence, numbered as :func:`ragcard.inputs.responses.split_sentences` numbers the
 final answer, so ragcard reads them exactly as the agent meant them.
 """
 
@@ -22,10 +22,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ragcard.corpus import Passage
+from ragcard.inputs.corpus import Passage
+from ragcard.inputs.responses import split_sentences
 from ragcard.reference.index import Hit, PassageIndex, Query
 from ragcard.reference.text import STOPWORDS
-from ragcard.responses import split_sentences
 
 __all__ = ["Draft", "MAX_SENTENCES", "draft_answer"]
 

@@ -27,8 +27,8 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
-from ragcard.corpus import Corpus, load_corpus
 from ragcard.errors import ConfigError
+from ragcard.inputs.corpus import Corpus, load_corpus
 from ragcard.reference import faults as fault_names
 from ragcard.reference.agent import AGENT_NAME, AGENT_VERSION, ReferenceAgent
 from ragcard.reference.embeddings import MiniLMEncoder, load_encoder

@@ -23,8 +23,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ragcard._files import sha256_file
 from ragcard.errors import ConfigError, MissingExtraError
+from ragcard.inputs._files import sha256_file
 from ragcard.reference.vector_cache import VectorCache, default_cache_path
 
 __all__ = ["MODEL_ID", "MiniLMEncoder", "embeddings_available", "load_encoder"]

@@ -28,10 +28,10 @@ import bm25s  # type: ignore[import-untyped]
 import numpy as np
 from numpy.typing import NDArray
 
-from ragcard.corpus import Passage
+from ragcard.inputs.corpus import Passage
+from ragcard.inputs.responses import split_sentences
 from ragcard.reference.embeddings import MiniLMEncoder
 from ragcard.reference.text import identifier_keys, idf_weights, tokenize
-from ragcard.responses import split_sentences
 
 __all__ = ["Hit", "Mode", "PassageIndex", "Query"]
 

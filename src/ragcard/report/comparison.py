@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ragcard.baseline import Comparison, MeasureComparison
+from ragcard.decision.baseline import Comparison, MeasureComparison
 
 __all__ = ["format_measure", "render_comparison_markdown"]
 

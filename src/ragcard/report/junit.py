@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ragcard.baseline import Comparison
+from ragcard.decision.baseline import Comparison
 from ragcard.errors import ConfigError
 from ragcard.report.comparison import format_measure
 
@@ -80,7 +80,7 @@ def _threshold_cases(card: dict[str, Any]) -> list[TestCase]:
         line = f"threshold {t['comparison']} {t['value']:g}"
         if t["status"] == "missed":
             message = f"{measure} missed: got {_value(t.get('result'))}; {line}"
-        elif t["status"] == "not_distinguishable":  # a partial population (ragcard.coverage)
+        elif t["status"] == "not_distinguishable":  # partial (ragcard.aggregation.coverage)
             message = f"{measure} not distinguishable: {t.get('note')}; {line}"
         else:  # unscored: it holds the decision (what was not measured cannot ship)
             message = f"{measure} not scored: {t.get('unscored_reason')}; {line}"

@@ -15,11 +15,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ragcard.decision.thresholds import Decision, Threshold, ThresholdResult, Thresholds, decide
 from ragcard.errors import InputError, Problem
 from ragcard.metrics.base import MetricSpec, MetricValue, Unscored, parse_metric_name
 from ragcard.metrics.recorded import RECORDED_SPECS, recorded_placeholders, with_recorded
 from ragcard.report.scorecard import SCHEMA, Scorecard
-from ragcard.thresholds import Decision, Threshold, ThresholdResult, Thresholds, decide
 
 __all__ = ["decide_again", "load_scorecard", "read_scorecard", "scorecard_from_json"]
 

@@ -55,7 +55,7 @@ def format_value(result: MetricValue | Unscored | None) -> str:
     if isinstance(result, Unscored):
         return f"not scored: {result.reason}"
     partial = ""
-    if result.coverage is not None:  # (ragcard.coverage: some members never answered)
+    if result.coverage is not None:  # (ragcard.aggregation.coverage: some members never answered)
         n, of = result.coverage
         unit = "attempts" if result.spec.kind == "quantile" else "items"
         partial = f", on {n} of {of} {unit}: {of - n} never answered"

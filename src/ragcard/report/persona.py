@@ -14,9 +14,9 @@ from pathlib import Path
 
 import jinja2
 
+from ragcard.decision.governance import changes
 from ragcard.errors import ConfigError
-from ragcard.governance import changes
-from ragcard.history import HistoryStore
+from ragcard.outputs.history import HistoryStore
 from ragcard.report.loaded import read_scorecard
 from ragcard.report.markdown import format_value, judge_summary
 from ragcard.report.run_report import RunReport

@@ -16,14 +16,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ragcard.baseline import Comparison, compare_runs
+from ragcard.aggregation.stats import wilson_interval
+from ragcard.decision.baseline import Comparison, compare_runs
 from ragcard.errors import ConfigError, InputError
+from ragcard.inputs.questions import Question
 from ragcard.metrics.base import MetricValue, Unscored
-from ragcard.questions import Question
 from ragcard.report.loaded import load_scorecard
 from ragcard.report.scorecard import Scorecard
 from ragcard.review._run import RunData, load_run
-from ragcard.stats import wilson_interval
 
 __all__ = [
     "CategoryRow",

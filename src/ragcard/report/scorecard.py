@@ -11,12 +11,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ragcard.coverage import Coverage
+from ragcard.aggregation.coverage import Coverage
+from ragcard.aggregation.scoring import AttemptScore, ScoreAccumulator
+from ragcard.decision.thresholds import Decision
 from ragcard.errors import one_line
+from ragcard.inputs.questions import Question
 from ragcard.metrics.base import MetricSpec, MetricValue, RunMeasures, Unscored
-from ragcard.questions import Question
-from ragcard.scoring import AttemptScore, ScoreAccumulator
-from ragcard.thresholds import Decision
 
 __all__ = ["SCHEMA", "FailureTally", "Scorecard", "build_scorecard"]
 
@@ -149,7 +149,7 @@ class Scorecard:
     flaky: list[dict[str, Any]]
     #: attempts by what decided whether they abstained: field, flag, judge, phrases
     abstention_sources: dict[str, int] = field(default_factory=dict)
-    #: failed attempts and lost items (:meth:`ragcard.coverage.Coverage.to_json`)
+    #: failed attempts and lost items (:meth:`ragcard.aggregation.coverage.Coverage.to_json`)
     coverage: dict[str, Any] = field(default_factory=dict)
     #: each leaking item with its evidence (passage ids, channels, access, hashes)
     leaks: list[dict[str, Any]] = field(default_factory=list)

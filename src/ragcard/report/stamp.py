@@ -2,7 +2,7 @@
 
 Signing stamps the line (``signed by NAME (ship) at TIME, key …``) into ``scorecard.json``'s
 ``signed`` field and the Signed row of ``scorecard.md`` *before* it signs, so the signature
-covers the files exactly as people read them, stamp included (:mod:`ragcard.signing`).
+covers the files exactly as people read them, stamp included (:mod:`ragcard.outputs.signing`).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import json
 import re
 from pathlib import Path
 
-from ragcard._writing import write_atomic
+from ragcard.outputs._writing import write_atomic
 
 __all__ = ["stamp_signed", "stamped_files", "write_stamped"]
 

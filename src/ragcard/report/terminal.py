@@ -14,11 +14,11 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from ragcard.decision.thresholds import ThresholdResult
 from ragcard.metrics.base import MetricValue
 from ragcard.report.markdown import format_value, judge_summary
 from ragcard.report.plain import measure_rows
 from ragcard.report.scorecard import Scorecard
-from ragcard.thresholds import ThresholdResult
 
 __all__ = ["print_scorecard"]
 

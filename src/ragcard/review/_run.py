@@ -8,12 +8,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ragcard.corpus import Corpus, load_corpus
 from ragcard.errors import InputError, Problem
-from ragcard.questions import Question, QuestionSet, load_questions
+from ragcard.inputs.corpus import Corpus, load_corpus
+from ragcard.inputs.questions import Question, QuestionSet, load_questions
+from ragcard.inputs.responses import AgentResponse
+from ragcard.outputs.results import read_results
 from ragcard.report.loaded import read_scorecard
-from ragcard.responses import AgentResponse
-from ragcard.results import read_results
 
 __all__ = ["RunData", "load_run"]
 

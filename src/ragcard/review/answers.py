@@ -19,8 +19,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ragcard.corpus import Corpus, load_corpus
 from ragcard.errors import ConfigError, InputError, Problem
+from ragcard.inputs.corpus import Corpus, load_corpus
 from ragcard.review._run import RunData, load_run
 from ragcard.review.packet import (
     KeyEntry,

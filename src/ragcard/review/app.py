@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from ragcard.corpus import Corpus
 from ragcard.errors import MissingExtraError
+from ragcard.inputs.corpus import Corpus
 from ragcard.review.answers import PersonAnswer, load_sources
 from ragcard.review.grading import GradingLabel
 from ragcard.review.packet import Packet, PacketItem, load_packet

@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from ragcard.errors import ConfigError, InputError, Problem
-from ragcard.history import HistoryStore, RunEntry
 from ragcard.metrics.base import MetricValue, Unscored, parse_metric_name
 from ragcard.metrics.recorded import RECORDED_SPECS
+from ragcard.outputs.history import HistoryStore, RunEntry
 from ragcard.report.loaded import decide_again, load_scorecard
 from ragcard.report.markdown import render_markdown
 from ragcard.report.scorecard import Scorecard

@@ -11,12 +11,17 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ragcard.config import load_config
-from ragcard.governance import changes, declared_inputs
-from ragcard.history import HistoryStore
+from ragcard.decision.governance import changes, declared_inputs
+from ragcard.inputs.config import load_config
 from ragcard.metrics.base import parse_metric_name
 from ragcard.metrics.recorded import RECORDED_SPECS
-from ragcard.project import build_run_judge, freeze, load_project_inputs, project_history_url
+from ragcard.outputs.history import HistoryStore
+from ragcard.pipeline.project import (
+    build_run_judge,
+    freeze,
+    load_project_inputs,
+    project_history_url,
+)
 from ragcard.review.records import project_reviews
 
 __all__ = ["review_due"]

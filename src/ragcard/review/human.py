@@ -19,15 +19,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ragcard.baseline import PASS_RATE, compare_runs
+from ragcard.decision.baseline import PASS_RATE, compare_runs
+from ragcard.decision.thresholds import load_thresholds
 from ragcard.errors import ConfigError, InputError, Problem
-from ragcard.evaluation import Inputs, score_responses
 from ragcard.judges.base import Judge
+from ragcard.outputs.results import read_results
+from ragcard.pipeline.evaluation import Inputs, score_responses
 from ragcard.report.loaded import load_scorecard
-from ragcard.results import read_results
 from ragcard.review._run import load_run
 from ragcard.review.apply import write_scorecard
-from ragcard.thresholds import load_thresholds
 
 __all__ = ["HumanBaseline", "score_people"]
 

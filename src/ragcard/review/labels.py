@@ -29,7 +29,7 @@ from pydantic import ValidationError
 
 from ragcard.errors import InputError, Problem
 from ragcard.goldset.agreement import cohen_kappa
-from ragcard.history import HistoryStore
+from ragcard.outputs.history import HistoryStore
 from ragcard.report.loaded import load_scorecard
 from ragcard.review._run import RunData, load_run
 from ragcard.review.apply import ensure_recorded, judge_verdicts, write_scorecard

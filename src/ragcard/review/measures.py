@@ -28,12 +28,12 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
 
+from ragcard.aggregation.stats import wilson_interval
 from ragcard.goldset.agreement import cohen_kappa
 from ragcard.metrics.base import MetricValue, Unscored
 from ragcard.metrics.recorded import RECORDED_SPECS
 from ragcard.review.packet import KeyEntry, ReviewKey
 from ragcard.review.ratings import RATINGS, Rating, severity
-from ragcard.stats import wilson_interval
 
 __all__ = ["ItemReview", "ReviewSummary", "VERDICT_AS_RATING", "kappa_interval", "summarise"]
 

@@ -32,11 +32,11 @@ from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ragcard._jsonl import load_records
-from ragcard.corpus import Corpus
 from ragcard.errors import ConfigError, InputError, Problem
-from ragcard.questions import Question
-from ragcard.responses import strip_markers
+from ragcard.inputs._jsonl import load_records
+from ragcard.inputs.corpus import Corpus
+from ragcard.inputs.questions import Question
+from ragcard.inputs.responses import strip_markers
 from ragcard.review._run import RunData
 
 __all__ = [

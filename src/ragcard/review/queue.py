@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ragcard._jsonl import iter_json_lines
 from ragcard.errors import ConfigError
+from ragcard.inputs._jsonl import iter_json_lines
 from ragcard.judges.base import Judge
 from ragcard.metrics.judged import judge_answer
 from ragcard.review._run import RunData

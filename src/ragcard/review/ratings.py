@@ -21,8 +21,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from ragcard._jsonl import load_records, problems_from_validation
 from ragcard.errors import InputError, Problem
+from ragcard.inputs._jsonl import load_records, problems_from_validation
 
 __all__ = ["RATINGS", "Rating", "read_ratings", "severity"]
 

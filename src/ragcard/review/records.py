@@ -9,7 +9,7 @@ from typing import Any, Literal
 import sqlalchemy as sa
 
 from ragcard.errors import ConfigError
-from ragcard.history import HistoryStore
+from ragcard.outputs.history import HistoryStore
 
 __all__ = [
     "ACTIONS",

@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from ragcard import __version__
-from ragcard._writing import write_atomic
 from ragcard.errors import ConfigError
 from ragcard.judges.base import JudgeIdentity
 from ragcard.judges.metaeval.evaluate import DatasetReport, MetaEvaluation
+from ragcard.outputs._writing import write_atomic
 from ragcard.report.kappa import with_kappa_reading
 
 __all__ = [

@@ -43,13 +43,13 @@ from typing import Any, Literal
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
-from ragcard._jsonl import iter_json_lines, load_records
+from ragcard.aggregation.stats import wilson_interval
 from ragcard.errors import InputError
 from ragcard.goldset.agreement import cohen_kappa
+from ragcard.inputs._jsonl import iter_json_lines, load_records
 from ragcard.judges.base import GRADES, MAIN_POINT, Evidence, Judge, JudgeContext, JudgeError
 from ragcard.judges.metaeval.examples import SPLIT_SEED, Part
 from ragcard.judges.metaeval.userlabels import PassageRecord, line_part, repeated_id
-from ragcard.stats import wilson_interval
 
 __all__ = [
     "BUILTIN_CORRECTNESS",

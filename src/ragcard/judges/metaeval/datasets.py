@@ -10,8 +10,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from ragcard._jsonl import iter_json_lines
 from ragcard.errors import ConfigError, InputError
+from ragcard.inputs._jsonl import iter_json_lines
 from ragcard.judges.metaeval.begin import read_begin
 from ragcard.judges.metaeval.examples import SPLIT_SEED, Dataset, limit_examples
 from ragcard.judges.metaeval.faithbench import read_faithbench

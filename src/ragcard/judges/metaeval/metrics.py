@@ -13,8 +13,8 @@ Conventions, fixed so every figure reads the same way:
   constant) is ``None``, never NaN and never 0.
 
 Intervals are 95% percentile bootstraps over examples with a fixed seed
-(:data:`ragcard.stats.BOOTSTRAP_SEED`); a resample on which the metric is undefined is left
-out. Numpy only: scikit-learn is used by the tests to check these numbers, never here.
+(:data:`ragcard.aggregation.stats.BOOTSTRAP_SEED`); a resample on which the metric is undefined is
+left out. Numpy only: scikit-learn is used by the tests to check these numbers, never here.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ragcard.stats import BOOTSTRAP_SEED
+from ragcard.aggregation.stats import BOOTSTRAP_SEED
 
 __all__ = [
     "METRIC_NAMES",

@@ -31,7 +31,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ragcard._jsonl import load_records
+from ragcard.inputs._jsonl import load_records
 from ragcard.judges.metaeval.examples import (
     SPLIT_SEED,
     Dataset,

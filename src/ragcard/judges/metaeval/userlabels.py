@@ -37,8 +37,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from ragcard._jsonl import load_records
 from ragcard.errors import InputError, Problem
+from ragcard.inputs._jsonl import load_records
 from ragcard.judges.base import Evidence, Task
 from ragcard.judges.metaeval.examples import (
     SPLIT_SEED,

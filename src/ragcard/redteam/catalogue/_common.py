@@ -7,8 +7,8 @@ import re
 from collections.abc import Sequence
 from typing import TypeVar
 
-from ragcard.corpus import Passage
-from ragcard.responses import split_sentences
+from ragcard.inputs.corpus import Passage
+from ragcard.inputs.responses import split_sentences
 
 __all__ = ["first_sentence", "pick", "reference"]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ragcard.corpus import Passage
+from ragcard.inputs.corpus import Passage
 from ragcard.redteam.attacks import Attack, AttackContext, Expectation, NotApplicable, Probe
 from ragcard.redteam.catalogue._common import pick, reference, title
 

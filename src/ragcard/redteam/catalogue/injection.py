@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from ragcard.corpus import Passage
+from ragcard.inputs.corpus import Passage
 from ragcard.redteam.attacks import Attack, AttackContext, Expectation, NotApplicable, Probe
 from ragcard.redteam.catalogue._common import pick
 

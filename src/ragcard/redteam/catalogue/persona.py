@@ -13,7 +13,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Callable
 
-from ragcard.questions import ABSTENTION_FLAGS
+from ragcard.inputs.questions import ABSTENTION_FLAGS
 from ragcard.redteam.attacks import Attack, AttackContext, Expectation, NotApplicable, Probe
 from ragcard.redteam.catalogue._common import first_sentence, pick
 
