@@ -4,7 +4,8 @@ code it replaced, on the same inputs in the same run, with the outputs checked i
     .venv/bin/python benchmarks/bench_swaps.py [--pairs 5000] [--file-mib 256]
 
 * ``goldset._text.longest_common_run``: ``difflib.SequenceMatcher.find_longest_match``
-  (``autojunk=False``) against the dynamic-programming loop it replaced;
+  (``autojunk=False``) against the dynamic-programming loop it replaced (read from git at
+  ``--before-rev``);
 * ``_files.sha256_file``: ``hashlib.file_digest`` against a 1 MiB ``read``/``update`` loop;
 * ``judges.lexical.stem``: the ``lru_cache``'d stemmer against its uncached rules, on the
   bundled handbook's words.
@@ -18,9 +19,10 @@ import json
 import os
 import random
 import re
+import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -29,21 +31,12 @@ from ragcard.inputs._files import sha256_file
 from ragcard.judges.lexical import stem
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
 
+from _before import load_before  # noqa: E402  (benchmarks/_before.py)
 
-def _dp_longest_common_run(left: Sequence[str], right: Sequence[str]) -> tuple[str, ...]:
-    """The hand-written version (before the swap), kept here as the reference."""
-    best_length, best_end = 0, 0
-    previous = [0] * (len(right) + 1)
-    for i in range(1, len(left) + 1):
-        current = [0] * (len(right) + 1)
-        for j in range(1, len(right) + 1):
-            if left[i - 1] == right[j - 1]:
-                current[j] = previous[j - 1] + 1
-                if current[j] > best_length:
-                    best_length, best_end = current[j], i
-        previous = current
-    return tuple(left[best_end - best_length : best_end])
+#: The commit before the swaps: the hand-written longest common run is read from it.
+BEFORE_REV = "0b418e3~1"
 
 
 def _chunked_sha256(path: Path) -> str:
@@ -69,7 +62,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pairs", type=int, default=5000)
     parser.add_argument("--file-mib", type=int, default=256)
+    parser.add_argument("--before-rev", default=BEFORE_REV, help="git revision before the swaps")
     args = parser.parse_args()
+    dynamic = load_before(args.before_rev, "src/ragcard/goldset/_text.py", "text_before")
     rng = random.Random(16)
     corpus = ROOT / "examples" / "handbook" / "corpus.jsonl"
     texts = [json.loads(line)["text"] for line in corpus.read_text("utf-8").splitlines()]
@@ -80,7 +75,7 @@ def main() -> None:
              [rng.choice(words) for _ in range(rng.randint(0, length))])
             for _ in range(args.pairs if length == 60 else args.pairs // 10)
         ]  # fmt: skip
-        old, before = _timed(lambda p=pairs: [_dp_longest_common_run(a, b) for a, b in p])
+        old, before = _timed(lambda p=pairs: [dynamic.longest_common_run(a, b) for a, b in p])
         new, after = _timed(lambda p=pairs: [longest_common_run(a, b) for a, b in p])
         same = sum(x == y for x, y in zip(old, new, strict=True))
         _row(f"longest_common_run (<= {length} tokens)", before, after,

@@ -109,3 +109,21 @@ def test_a_p95_gate_on_seven_attempts_holds_everywhere(mini: Path, tmp_path: Pat
     assert card["thresholds"][0]["status"] == "missed"
     markdown = (tmp_path / "out" / "scorecard.md").read_text()
     assert "270 ms [120, > 300] (n=7)" in markdown and "cannot bound p95 from above" in markdown
+
+
+def test_scorecard_json_reads_back_to_the_same_values() -> None:
+    """What a review import or an action reads back from scorecard.json is what was written:
+    open ends, the observed extremes and coverage included (they were once dropped)."""
+    values = [
+        MetricValue(P95, 480.0, 30, (410.0, math.inf), observed=(90.0, 530.0)),
+        MetricValue(P95, 200.0, 1, (-math.inf, math.inf), observed=(200.0, 200.0)),
+        MetricValue(P95, 480.0, 100, (410.0, 520.0), observed=(90.0, 530.0)),
+        MetricValue(RATE, 0.9, 10, (0.6, 0.98), coverage=(10, 25)),
+        MetricValue(RATE, 0.5, 4),
+    ]
+    for value in values:
+        shown = value.to_json()
+        back = MetricValue.from_json(value.spec, shown)
+        assert back.to_json() == shown
+        assert back.ci == value.ci and back.coverage == value.coverage
+    assert MetricValue.from_json(P95, values[0].to_json()).observed == (90.0, 530.0)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from ragcard.judges.correctness import grade_answer
+from ragcard.judges.correctness import grade_answer, quantities
 
 ESCALATE = (
     "Managers should respond within five working days; after that the request can be "
@@ -48,3 +48,19 @@ def test_a_rival_limit_says_which_figures_clash() -> None:
     verdict = grade_answer(answer, ESCALATE)
     assert verdict.grade == "wrong"
     assert "four weeks" in (verdict.reason or "") and "five working days" in (verdict.reason or "")
+
+
+def test_a_multiplier_is_a_figure_not_a_code() -> None:
+    """HB-0050's expected answer: "hourly-paid support staff get 1.5x or double time" — 1.5 times
+    (key-facts/2 read "1.5x" as a code "5X")."""
+    expected = (
+        "Salaried staff are not paid overtime but can take pre-agreed extra hours as TOIL; "
+        "hourly-paid support staff get 1.5x or double time."
+    )
+    assert [(q.value, q.unit) for q in quantities(expected)] == [("1.5", "time")]
+    assert "1.5x" in (grade_answer("Salaried employees are not paid overtime.", expected).reason
+                      or "")  # fmt: skip
+    wrong = grade_answer("Hourly staff get 2x; salaried staff take TOIL, not overtime.", expected)
+    assert wrong.grade == "wrong" and "'2x'" in (wrong.reason or "")
+    said = "Hourly-paid support staff get 1.5 times pay; salaried staff take pre-agreed extra hours"
+    assert grade_answer(said + " as TOIL, not overtime.", expected).grade == "correct"

@@ -27,9 +27,10 @@ from ragcard.review import (
     load_run,
     make_packet,
 )
+from ragcard.review._run import RunData
 from ragcard.review.apply import key_for
 from ragcard.review.labels import import_grading
-from ragcard.review.packet import Packet, ReviewKey
+from ragcard.review.packet import MadePacket, Packet, ReviewKey
 from ragcard.review.records import ACTIONS, record_packet
 
 __all__ = ["review_app"]
@@ -72,18 +73,7 @@ def make_command(
     in, shuffled; nothing that identifies the system or its scores."""
     data = load_run(run, questions=questions, corpus=corpus)
     made = make_packet(data, out, n=n, controls=controls, seed=seed, key_path=key)
-    with HistoryStore(resolve_history_url(project, db)) as store:
-        entry = ensure_recorded(store, run, data.scorecard)
-        record_packet(
-            store,
-            packet_id=made.key.packet_id,
-            run_id=entry.id,
-            project=entry.project,
-            kind="blind",
-            packet_dir=str(out.resolve()),
-            key_path=str(made.key_path.resolve()),
-            items=len(made.packet.items),
-        )
+    _record(made, data, run, out, "blind", resolve_history_url(project, db))
     for note in made.notes:
         err.print(f"[yellow]note:[/] {escape(note)}", highlight=False)
     err.print(f"sealed key: {made.key_path} (keep it away from the reviewers)", markup=False,
@@ -192,18 +182,7 @@ def queue_command(
         raise ConfigError("--judge-option goes with --judge NAME")
     made = make_queue(data, out, sample=sample, seed=seed, judge=second,
                       label_files=labels or [])  # fmt: skip
-    with HistoryStore(resolve_history_url(project, db)) as store:
-        entry = ensure_recorded(store, run, data.scorecard)
-        record_packet(
-            store,
-            packet_id=made.key.packet_id,
-            run_id=entry.id,
-            project=entry.project,
-            kind="grading",
-            packet_dir=str(out.resolve()),
-            key_path=str(made.key_path.resolve()),
-            items=len(made.packet.items),
-        )
+    _record(made, data, run, out, "grading", resolve_history_url(project, db))
     reasons: dict[str, int] = {}
     for e in made.key.items.values():
         for reason in e.reasons:
@@ -211,6 +190,16 @@ def queue_command(
     typer.echo(f"grading queue {made.key.packet_id}: {len(made.packet.items)} answers in {out}")
     for reason, count in sorted(reasons.items(), key=lambda kv: -kv[1]):
         typer.echo(f"  {count} × {reason}")
+
+
+def _record(made: MadePacket, data: RunData, run: Path, out: Path, kind: str, url: str) -> None:
+    """Note a packet drawn from a run in the history (so that `review import` finds its key)."""
+    with HistoryStore(url) as store:
+        entry = ensure_recorded(store, run, data.scorecard)
+        record_packet(store, packet_id=made.key.packet_id, run_id=entry.id,
+                      project=entry.project, kind=kind, packet_dir=str(out.resolve()),
+                      key_path=str(made.key_path.resolve()),
+                      items=len(made.packet.items))  # fmt: skip
 
 
 def _import_answers(packet: Packet, key: ReviewKey, project: Path) -> None:
@@ -262,18 +251,7 @@ def answers_command(
 
     data = load_run(run)
     made = make_answer_packet(data, out, n=n, seed=seed)
-    with HistoryStore(resolve_history_url(project, db)) as store:
-        entry = ensure_recorded(store, run, data.scorecard)
-        record_packet(
-            store,
-            packet_id=made.key.packet_id,
-            run_id=entry.id,
-            project=entry.project,
-            kind="answer",
-            packet_dir=str(out.resolve()),
-            key_path=str(made.key_path.resolve()),
-            items=len(made.packet.items),
-        )
+    _record(made, data, run, out, "answer", resolve_history_url(project, db))
     typer.echo(f"answer packet {made.key.packet_id}: {len(made.packet.items)} questions in {out}")
 
 

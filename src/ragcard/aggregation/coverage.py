@@ -38,7 +38,7 @@ from ragcard.metrics.base import (
     ScoringSettings,
     Unscored,
 )
-from ragcard.metrics.populations import population_of
+from ragcard.metrics.populations import empty_reason
 
 __all__ = ["Coverage", "CoverageTally", "measure_coverage"]
 
@@ -120,7 +120,7 @@ class Coverage:
                     if breakdown is not None
                     else missing_of.get(name, 0)
                 )
-                if lost and value.reason == _empty_reason(value.spec):
+                if lost and value.reason == empty_reason(value.spec):
                     # not "no such item": its items are there, and never answered (a reason
                     # the scorer gave from the items it saw — "every attempt failed (6
                     # attempts)", "3 abstained, 3 failed" — is already true, and kept)
@@ -233,9 +233,3 @@ def _probe(
         name for name, why in score.unscored.items() if _RETRIEVAL_ONLY_REASON not in why
     }
     return members, dict(score.labels)
-
-
-def _empty_reason(spec: MetricSpec) -> str:
-    """The reason a measure has when its population holds no item."""
-    population = population_of(spec)
-    return population.empty if population is not None else spec.empty_reason

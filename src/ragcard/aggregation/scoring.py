@@ -39,7 +39,7 @@ from ragcard.metrics.citation import CitationLayer
 from ragcard.metrics.correctness import CorrectnessLayer
 from ragcard.metrics.currency import CurrencyLayer
 from ragcard.metrics.operations import OperationsLayer
-from ragcard.metrics.populations import population_of
+from ragcard.metrics.populations import empty_reason, population_of
 from ragcard.metrics.relevance import RelevanceLayer
 from ragcard.metrics.retrieval import RetrievalLayer
 from ragcard.metrics.rubric import RubricLayer
@@ -499,7 +499,7 @@ class ScoreAccumulator:
             if (mask is None or mask[item.position])
             and (population is None or population.test(item.question))
         ]
-        empty = population.empty if population is not None else spec.empty_reason
+        empty = empty_reason(spec)
         if not items:
             return empty
         attempts = sum(len(item.verdicts) for item in items)

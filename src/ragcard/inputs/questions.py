@@ -21,6 +21,7 @@ Two things are decided here once for every layer:
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import logging
 from collections import Counter
@@ -44,6 +45,7 @@ from ragcard.inputs._fields import Day, Flag, Whole
 from ragcard.inputs._jsonl import load_records
 
 __all__ = [
+    "agent_request",
     "ABSTENTION_FLAGS",
     "KB_CATEGORIES",
     "PERSONA_CATEGORIES",
@@ -91,6 +93,19 @@ def is_abstention_flag(
     both sides (SPEC §1.1, §1.4)."""
     return bool(flag) and flag not in non_abstaining
 
+
+
+def agent_request(
+    question: str, asker: str, program: str | None, cutoff: dt.date | None
+) -> dict[str, Any]:
+    """The request every adapter sends the agent (SPEC §1.4), for a golden question and for a
+    red-team probe alike: the same four fields, whoever asks."""
+    return {
+        "question": question,
+        "asker": asker,
+        "program": program,
+        "cutoff": cutoff.isoformat() if cutoff else None,
+    }
 
 class GoldPassage(BaseModel):
     """A gold passage id with its relevance grade (1..3, default 1)."""
@@ -202,12 +217,7 @@ class Question(BaseModel):
 
     def request(self) -> dict[str, Any]:
         """What the agent receives (SPEC §1.4); never the id, category, gold or answer."""
-        return {
-            "question": self.question,
-            "asker": self.asker,
-            "program": self.program,
-            "cutoff": self.cutoff.isoformat() if self.cutoff else None,
-        }
+        return agent_request(self.question, self.asker, self.program, self.cutoff)
 
 
 def _inferred_category(question: Question) -> tuple[str | None, str | None]:

@@ -66,7 +66,7 @@ __all__ = [
 ]
 
 #: Bumped whenever extraction or the grading rule changes meaning.
-ALGORITHM = "key-facts/2"  # 2: a rival time limit in another sentence is a conflict
+ALGORITHM = "key-facts/3"  # 2: a rival time limit in another sentence; 3: "1.5x" a figure
 #: Share of the expected answer's new terms a correct answer holds (with every figure).
 CORRECT_TERMS = 0.5
 #: A partial answer has the main point (a score of at least
@@ -144,13 +144,14 @@ _IDENTIFIER = re.compile(
     r"|\b[A-Za-z\d]+(?:-[A-Za-z\d]+)*\b"  # a code if it mixes letters and digits: HR-22, MATB1
 )
 _NOT_A_CODE = re.compile(
-    r"\d+(?:st|nd|rd|th|am|pm|s|p)|\d+(?:-[A-Za-z]+)+|\d+-\d+|[A-Za-z]+(?:-[A-Za-z]+)*|\d+",
+    r"\d+(?:st|nd|rd|th|am|pm|s|p|x)|\d+(?:-[A-Za-z]+)+|\d+-\d+|[A-Za-z]+(?:-[A-Za-z]+)*|\d+",
     re.I,
-)  # ordinals, times, pence, "48-hour", ranges, words, numbers
+)  # ordinals, times, pence, multipliers, "48-hour", ranges, words, numbers
 _TIME = re.compile(r"\b(\d{1,2})(?::(\d{2}))\b|\b(\d{1,2})\s?(am|pm)\b", re.IGNORECASE)
 _CURRENCY = re.compile(r"([£$€])\s?(\d[\d,]*(?:\.\d+)?)")
 _PENCE = re.compile(r"\b(\d+(?:\.\d+)?)p\b")
 _PERCENT = re.compile(r"(\d[\d,]*(?:\.\d+)?)\s?%")
+_MULTIPLIER = re.compile(r"\b(\d+(?:\.\d+)?)\s?[x×](?![\w])")  # "1.5x", "2 ×": times
 _CLAUSE = re.compile(
     r"[.;:,!?()\u2013\u2014]|\s(?:and|but|or|which|while|whereas|unless|although|so)\s", re.I
 )
@@ -257,7 +258,8 @@ def quantities(text: str) -> tuple[Quantity, ...]:
 
 
 def _symbol_figures(text: str) -> list[tuple[str, str, int, int]]:
-    """(value, unit, start, end) of the amounts, percentages and clock times of ``text``."""
+    """(value, unit, start, end) of the amounts, percentages, multipliers ("1.5x": 1.5 times)
+    and clock times of ``text``."""
     figures = []
     for match in _CURRENCY.finditer(text):
         figures.append((_normalise_number(match.group(2)), match.group(1), *match.span()))
@@ -265,6 +267,8 @@ def _symbol_figures(text: str) -> list[tuple[str, str, int, int]]:
         figures.append((_normalise_number(match.group(1)), "p", *match.span()))
     for match in _PERCENT.finditer(text):
         figures.append((_normalise_number(match.group(1)), "percent", *match.span()))
+    for match in _MULTIPLIER.finditer(text):
+        figures.append((_normalise_number(match.group(1)), "time", *match.span()))
     for match in _TIME.finditer(text):
         if match.group(1) is not None:
             value = f"{int(match.group(1))}:{match.group(2)}"

@@ -323,7 +323,7 @@ class _Index:
             return None
         weights = {term: self.weight(term) for term in terms}
         # exact sums (math.fsum): the same whatever order a set iterates in, so a score never
-        # depends on PYTHONHASHSEED (a plain sum changed 9-11 of 8,358 WiCE claim scores)
+        # depends on PYTHONHASHSEED (issue 16: a plain sum changed 9-11 of 8,358 WiCE claim scores)
         total = math.fsum(weights.values())
 
         def covered(found: frozenset[str]) -> float:

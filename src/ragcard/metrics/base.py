@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import KW_ONLY, dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
@@ -136,6 +137,28 @@ class MetricValue:
         if self.coverage is not None:
             data["coverage"] = {"of": self.coverage[1], "missing": self.coverage[1] - self.n}
         return data
+
+    @classmethod
+    def from_json(cls, spec: MetricSpec, data: Mapping[str, Any]) -> MetricValue:
+        """The inverse of :meth:`to_json` (open intervals and coverage included)."""
+        ci: tuple[float, float] | None = None
+        observed: tuple[float, float] | None = None
+        if data.get("ci"):
+            ci = (float(data["ci"][0]), float(data["ci"][1]))
+        elif isinstance(data.get("ci_open"), Mapping):
+            ends = data["ci_open"]
+            low, high = ends.get("low"), ends.get("high")
+            ci = (
+                -math.inf if low is None else float(low),
+                math.inf if high is None else float(high),
+            )
+            if ends.get("min") is not None and ends.get("max") is not None:
+                observed = (float(ends["min"]), float(ends["max"]))
+        n = int(data["n"])
+        coverage = None
+        if isinstance(data.get("coverage"), Mapping):
+            coverage = (n, int(data["coverage"]["of"]))
+        return cls(spec, float(data["value"]), n, ci, coverage=coverage, observed=observed)
 
 
 @dataclass(frozen=True, slots=True)

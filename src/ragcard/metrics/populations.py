@@ -138,3 +138,10 @@ POPULATIONS: dict[str, Population] = {
 def population_of(spec: MetricSpec) -> Population | None:
     """The population of ``spec`` (by its base name), or None when it is not listed."""
     return POPULATIONS.get(spec.name) or POPULATIONS.get(spec.base)
+
+
+def empty_reason(spec: MetricSpec) -> str:
+    """Why ``spec`` has no value when its population holds no item: the population's reason,
+    else its layer's own."""
+    population = population_of(spec)
+    return population.empty if population is not None else spec.empty_reason

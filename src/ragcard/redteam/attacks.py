@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ragcard.inputs.corpus import Corpus, Passage
-from ragcard.inputs.questions import Question, QuestionSet
+from ragcard.inputs.questions import Question, QuestionSet, agent_request
 from ragcard.metrics.redteam import ATTACK_CATEGORIES
 
 __all__ = [
@@ -92,12 +92,7 @@ class Probe:
     plant: tuple[Passage, ...] = ()
 
     def request(self) -> dict[str, Any]:
-        return {
-            "question": self.question,
-            "asker": self.asker,
-            "program": self.program,
-            "cutoff": self.cutoff.isoformat() if self.cutoff else None,
-        }
+        return agent_request(self.question, self.asker, self.program, self.cutoff)
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,8 +27,8 @@ from ragcard.redteam.plan import Plan
 from ragcard.redteam.store import Finding
 from ragcard.redteam.testcorpus import Delivery
 
-__all__ = ["SCHEMA", "annotate_lines", "build_summary", "decide", "evidence_text",
-           "render_markdown"]  # fmt: skip
+__all__ = ["SCHEMA", "annotate_lines", "build_summary", "decide", "detector_cells",
+           "evidence_text", "render_markdown"]  # fmt: skip
 
 SCHEMA = "ragcard.redteam/1"
 
@@ -243,14 +243,19 @@ def _category_rows(summary: Mapping[str, Any]) -> list[str]:
     return rows
 
 
+def detector_cells(entry: Mapping[str, Any]) -> tuple[str, str]:
+    """A judged detector's false positives on the benign controls, and their rate with its
+    interval (or why it was not measured), as the reports show them."""
+    if "rate" not in entry:
+        return "—", f"not measured: {entry.get('unscored')}"
+    count = f"{entry['false_positives']} of {entry['controls']}"
+    return count, f"{entry['rate']:.3f} [{entry['ci'][0]:.3f}, {entry['ci'][1]:.3f}]"
+
+
 def _detector_rows(summary: Mapping[str, Any]) -> list[str]:
     rows = ["| Detector | False positives | Rate |", "|---|---|---|"]
     for name, entry in summary["detectors"].items():
-        if "rate" in entry:
-            count = f"{entry['false_positives']} of {entry['controls']}"
-            rate = f"{entry['rate']:.3f} [{entry['ci'][0]:.3f}, {entry['ci'][1]:.3f}]"
-        else:
-            count, rate = "—", f"not measured: {entry.get('unscored')}"
+        count, rate = detector_cells(entry)
         rows.append(f"| {name} | {count} | {rate} |")
     return rows
 

@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from ragcard.redteam.report import evidence_text
+from ragcard.redteam.report import detector_cells, evidence_text
 from ragcard.redteam.store import Finding
 
 __all__ = ["findings_table", "print_summary"]
@@ -76,11 +76,7 @@ def print_summary(summary: Mapping[str, Any], console: Console | None = None) ->
     for column in ("Detector", "False positives", "Rate"):
         detectors.add_column(column)
     for name, entry in summary["detectors"].items():
-        if "rate" in entry:
-            count = f"{entry['false_positives']} of {entry['controls']}"
-            rate = f"{entry['rate']:.3f} [{entry['ci'][0]:.3f}, {entry['ci'][1]:.3f}]"
-        else:
-            count, rate = "—", f"not measured: {entry.get('unscored')}"
+        count, rate = detector_cells(entry)
         detectors.add_row(escape(name), count, escape(rate))
     console.print(detectors)
     if summary["findings"]:

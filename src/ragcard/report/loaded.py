@@ -10,7 +10,6 @@ scorecard (``created_at``, ``project``, ``signed``, ``override``, ``review``…)
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -71,26 +70,6 @@ def _specs(data: Mapping[str, Any]) -> dict[str, MetricSpec]:
     }
 
 
-def _value(spec: MetricSpec, data: Mapping[str, Any]) -> MetricValue:
-    """The inverse of :meth:`MetricValue.to_json`: open intervals and coverage included."""
-    ci: tuple[float, float] | None = None
-    observed: tuple[float, float] | None = None
-    if data.get("ci"):
-        ci = (float(data["ci"][0]), float(data["ci"][1]))
-    elif isinstance(data.get("ci_open"), Mapping):
-        open_ = data["ci_open"]
-        low, high = open_.get("low"), open_.get("high")
-        ci = (-math.inf if low is None else float(low), math.inf if high is None else float(high))
-        if open_.get("min") is not None and open_.get("max") is not None:
-            observed = (float(open_["min"]), float(open_["max"]))
-    coverage: tuple[int, int] | None = None
-    if isinstance(data.get("coverage"), Mapping):
-        coverage = (int(data["n"]), int(data["coverage"]["of"]))
-    return MetricValue(
-        spec, float(data["value"]), int(data["n"]), ci, coverage=coverage, observed=observed
-    )
-
-
 def _spec_of(measure: str, specs: Mapping[str, MetricSpec]) -> MetricSpec | None:
     try:
         base, _k, label = parse_metric_name(measure)
@@ -105,7 +84,7 @@ def _threshold_result(entry: Mapping[str, Any], specs: Mapping[str, MetricSpec])
     spec = _spec_of(threshold.measure, specs)
     result: MetricValue | Unscored | None = None
     if spec is not None and "result" in entry:
-        result = _value(spec, entry["result"])
+        result = MetricValue.from_json(spec, entry["result"])
     elif spec is not None and "unscored_reason" in entry:
         result = Unscored(spec, str(entry["unscored_reason"]))
     return ThresholdResult(threshold, result, entry["status"], entry.get("note"))
@@ -116,7 +95,9 @@ def scorecard_from_json(data: Mapping[str, Any]) -> Scorecard:
     specs = _specs(data)
     values = data.get("metrics", {})
     metrics: dict[str, MetricValue | Unscored] = {
-        name: _value(spec, values[name]) if name in values else Unscored(spec, spec.empty_reason)
+        name: MetricValue.from_json(spec, values[name])
+        if name in values
+        else Unscored(spec, spec.empty_reason)
         for name, spec in specs.items()
     }
 
@@ -129,7 +110,7 @@ def scorecard_from_json(data: Mapping[str, Any]) -> Scorecard:
             for label, value in entries.items():
                 spec = specs.get(group if group in specs else label) or RECORDED_SPECS.get(group)
                 if spec is not None:
-                    out[group][label] = _value(spec, value)
+                    out[group][label] = MetricValue.from_json(spec, value)
         return out
 
     results = tuple(_threshold_result(entry, specs) for entry in data.get("thresholds", []))
@@ -155,7 +136,11 @@ def _splits(
     block: Mapping[str, Mapping[str, Any]], specs: Mapping[str, MetricSpec]
 ) -> dict[str, dict[str, MetricValue | Unscored]]:
     return {
-        split: {name: _value(specs[name], v) for name, v in values.items() if name in specs}
+        split: {
+            name: MetricValue.from_json(specs[name], value)
+            for name, value in values.items()
+            if name in specs
+        }
         for split, values in block.items()
     }
 
