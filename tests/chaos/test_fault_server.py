@@ -5,9 +5,11 @@ decision that matches the failures."""
 from __future__ import annotations
 
 import json
+import socket
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 from chaos_support import (
@@ -114,3 +116,20 @@ def test_a_whole_run_against_the_fault_server_decides_on_the_failures(tmp_path: 
     assert f"{sum(failures.values())} of 501 item-attempts failed" in reason
     rate = card["metrics"]["agent_error_rate"]["value"]
     assert rate == pytest.approx(sum(failures.values()) / 501, abs=1e-6)
+
+
+@pytest.mark.parametrize("sent", [b"", b'{"question": '])
+def test_a_request_cut_before_its_body_arrives_is_not_logged(sent: bytes) -> None:
+    """A client killed between its headers and its body (as the kill-and-resume harness does)
+    sent no question: the server drops the connection and logs nothing, not a question ''."""
+    server = FaultServer(FaultPlan(seed=1)).start()
+    try:
+        host, port = urlsplit(server.url).hostname, urlsplit(server.url).port
+        with socket.create_connection((host, port), timeout=5) as raw:
+            raw.sendall(b"POST /answer HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                        b"Content-Length: 40\r\n\r\n" + sent)
+            raw.shutdown(socket.SHUT_WR)
+            assert raw.recv(1024) == b""  # closed, no answer
+        assert server.log == []
+    finally:
+        server.stop()

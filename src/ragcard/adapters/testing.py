@@ -295,6 +295,9 @@ class _Handler(BaseHTTPRequestHandler):
     def _serve(self, state: _ServerState) -> None:
         length = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(length)
+        if len(body) < length:  # the client died mid-send: no request arrived, none is logged
+            self.close_connection = True
+            return
         route = self.path.split("?", 1)[0]
         if route not in _ROUTES:
             self._send(404, b'{"error": "no such endpoint"}')
