@@ -9,6 +9,9 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -453,7 +456,7 @@ def test_a_calibration_measured_under_other_rules_is_not_shown() -> None:
 
     judge = EnsembleJudge(llm_vote=True, llm_judge=LocalDefaults())
     assert "rules" not in record["judge"]["settings"]
-    assert judge.identity.settings["rules"] == "ensemble-rules/2"
+    assert judge.identity.settings["rules"] == "ensemble-rules/3"
     assert shipped_calibration(judge.identity) is None
     assert record["datasets"][0]["name"] == "wice-100" and record["datasets"][0]["n"] == 100
     without_vote = shipped_calibration(EnsembleJudge().identity)
@@ -478,3 +481,30 @@ def test_the_ensemble_takes_a_relevance_threshold() -> None:
     assert asyncio.run(judge.judge(ctx))[0].label == "not_supported"
     with pytest.raises(ConfigError, match="unknown option 'relevance_treshold'"):
         registry.build_judge({"backend": "ensemble", "relevance_treshold": 0.3})
+
+
+_NAMES_SCRIPT = """
+import asyncio, numpy as np
+from ragcard.judges.base import Evidence, JudgeContext
+from ragcard.judges.embedding import SentenceVectors
+from ragcard.judges.ensemble_features import FeatureExtractor
+class Flat:
+    def encode(self, texts): return np.full((len(texts), 4), 0.5, dtype=np.float32)
+    def describe(self): return {}
+ctx = JudgeContext(("The prize went to Saint-Exupery, Jean-Luc and Marie-Curie.",),
+                   (Evidence("p", "Exupery, Luc and Curie won it."),), None)
+(features,) = asyncio.run(FeatureExtractor(SentenceVectors(Flat())).extract(ctx))
+print(features.values["names_absent"])
+"""
+
+
+def test_names_absent_reads_a_hyphenated_name_the_same_under_every_hash_seed() -> None:
+    """A name's term was a set's first element, so "Saint-Exupery" was "saint" under one
+    ``PYTHONHASHSEED`` and "exupery" under another (FaithBench verdicts changed between runs);
+    it is the name's first term now."""
+    values = {
+        subprocess.run([sys.executable, "-c", _NAMES_SCRIPT], capture_output=True, text=True,
+                       check=True, env={**os.environ, "PYTHONHASHSEED": str(seed)}).stdout
+        for seed in range(1, 7)
+    }  # fmt: skip
+    assert values == {f"{np.log1p(3)}\n"}  # saint, jean, marie: none in the passage

@@ -11,10 +11,12 @@ credit; ``ragcard judges train-ensemble`` writes a new one from your own labels.
 
 Verdict: ``supported`` when the probability reaches the threshold and every number, date and
 amount of the claim is stated by one of its evidence sentences (the lexical judge's best 1–2
-and the 3 embedding-nearest); otherwise ``contradicted`` when the lexical judge saw a negation
-mismatch, else ``not_supported`` (a changed figure in an otherwise matching sentence scores at
-most :data:`NUMBER_CAP`). Evidence: the lexical
-judge's best 1–2 sentences, or the embedding-nearest sentence when no word matched.
+and the 3 embedding-nearest) and none is replaced by another figure in the evidence sentence
+the claim copies (:mod:`~ragcard.judges.figures`: "season four" where the copied sentence
+says "season three" and, later, "season four"); otherwise ``contradicted`` when the lexical
+judge saw a negation mismatch, else ``not_supported`` (a changed figure in an otherwise
+matching sentence scores at most :data:`NUMBER_CAP`). Evidence: the lexical judge's best 1–2
+sentences, or the embedding-nearest sentence when no word matched.
 
 TOML::
 
@@ -34,7 +36,7 @@ Measured with the shipped weights (``ragcard judges evaluate --judge ensemble --
 ``calibrations/ensemble.json``), on parts the weights never saw:
 
 * WiCE, published 100-claim subset, oracle retrieval: AUROC 0.807 [0.697, 0.897], accuracy
-  0.80, F1 (supported) 0.524, κ 0.40 at its own threshold (``ensemble-rules/2`` over
+  0.80, F1 (supported) 0.524, κ 0.40 at its own threshold (``ensemble-rules/2`` and ``/3`` over
   ``lexical/3``; ``rules/1`` over ``lexical/2``: AUROC 0.795, accuracy 0.77, F1 0.511). GPT-4
   on the same 100 claims: AUROC 0.802, F1 0.610, accuracy 0.77. **The target is not met**:
   AUROC and accuracy reach GPT-4's, F1 stays below it. (Lexical, same protocol: AUROC 0.779,
@@ -109,7 +111,8 @@ _OPTIONS: dict[str, type | tuple[type, ...]] = {
 NUMBER_CAP = 0.3
 #: Bumped whenever the verdict rule around the weights changes (recorded in the identity, so a
 #: calibration measured with another rule is not shown as this judge's).
-RULES_VERSION = "ensemble-rules/2"  # 2: numbers must be in the evidence sentences
+RULES_VERSION = "ensemble-rules/3"  # 2: numbers must be in the evidence sentences; 3: and
+# not replaced by another figure in the sentence the claim copies (ragcard.judges.figures)
 #: Where the vote-free model's P(supported) leaves the shipped LLM-vote weights to the LLM
 #: (chosen on the WiCE training claims; see the module docstring).
 DEFAULT_LLM_BAND = (0.10, 0.85)
@@ -224,9 +227,11 @@ class EnsembleJudge:
             label: Label = "supported"
             if score < (self.threshold if with_vote else self.fast_threshold):
                 label = "contradicted" if values["negation_mismatch"] else "not_supported"
-            if features.unmatched_numbers and label == "supported":
-                # a figure its evidence does not state is never supported, however close the
-                # rest of the sentence: a changed amount is the error that matters
+            changed = features.unmatched_numbers or features.conflicting_figures
+            if changed and label == "supported":
+                # a figure its evidence does not state, or states otherwise in the sentence it
+                # copies, is never supported, however close the rest of the sentence: a
+                # changed amount is the error that matters
                 label, score = "not_supported", min(score, NUMBER_CAP)
             reason = (
                 f"p(supported) {score:.2f}: lexical coverage {values['lexical_coverage']:.0%}, "
@@ -237,6 +242,10 @@ class EnsembleJudge:
             elif features.unmatched_numbers:
                 shown = ", ".join(features.unmatched_numbers[:4])
                 reason += f", number(s) {shown} in none of its evidence sentences"
+            elif features.conflicting_figures:
+                shown = ", ".join(f"{a} where its evidence says {b}"
+                                  for a, b in features.conflicting_figures[:3])
+                reason += f", figure changed: {shown}"
             if values["negation_mismatch"]:
                 reason += ", negation on one side only"
             if LLM_FEATURE in values:

@@ -38,7 +38,14 @@ from numpy.typing import NDArray
 
 from ragcard.judges.base import Judge, JudgeContext, JudgeError, Verdict
 from ragcard.judges.embedding import SentenceMatches, SentenceVectors
-from ragcard.judges.lexical import HARD_FAIL_FACTOR, LexicalJudge, _Index, numbers_in
+from ragcard.judges.figures import conflicting_figures
+from ragcard.judges.lexical import (
+    HARD_FAIL_FACTOR,
+    LexicalJudge,
+    _Index,
+    first_term,
+    numbers_in,
+)
 from ragcard.judges.lexical import content_terms as _content_terms
 
 __all__ = ["BASE_FEATURES", "FEATURES", "LLM_FEATURE", "ClaimFeatures", "FeatureExtractor"]
@@ -87,6 +94,9 @@ class ClaimFeatures:
     #: The claim's numbers, dates and amounts that no evidence sentence states (the lexical
     #: judge's best 1–2 sentences and the embedding-nearest ones).
     unmatched_numbers: tuple[str, ...] = ()
+    #: (the claim's figure, its evidence's) where the best-aligned evidence sentence states
+    #: another figure between the same words (:mod:`ragcard.judges.figures`).
+    conflicting_figures: tuple[tuple[str, str], ...] = ()
 
     def vector(self, names: tuple[str, ...]) -> NDArray[np.float64]:
         return np.array([self.values[name] for name in names], dtype=np.float64)
@@ -143,7 +153,7 @@ class FeatureExtractor:
         hard_fail = negated or (absent_numbers and lexical.score > 0)
         coverage = lexical.score / HARD_FAIL_FACTOR if hard_fail else lexical.score
         weights = {term: index.weight(term) for term in terms}
-        total = sum(weights.values()) or 1.0
+        total = math.fsum(weights.values()) or 1.0
         everywhere = set(index.document_frequency)
         ranked = matches.ranked(c)
         top = ranked[:TOP_K]
@@ -154,40 +164,48 @@ class FeatureExtractor:
             "lexical_coverage": min(1.0, coverage),
             "numbers_absent": float(absent_numbers),
             "negation_mismatch": float(negated),
-            "coverage_all": sum(weights[t] for t in terms & everywhere) / total,
+            "coverage_all": math.fsum(weights[t] for t in terms & everywhere) / total,
             "missing_terms": math.log1p(len(terms - everywhere)),
             "emb_max": cosines[0] if cosines else 0.0,
             "emb_top3": sum(cosines) / len(cosines) if cosines else 0.0,
-            "emb_coverage": sum(weights[t] for t in terms & selected) / total,
+            "emb_coverage": math.fsum(weights[t] for t in terms & selected) / total,
             "claim_terms": math.log1p(len(terms)),
             "numbers_share": _share(numbers_in(claim) - index.numbers, numbers_in(claim)),
             "names_absent": math.log1p(
-                len({stem for stem in map(_stem, _NAME.findall(claim)) if stem not in everywhere})
+                len({t for t in map(first_term, _NAME.findall(claim)) if t not in everywhere})
             ),
         }
         passage_id, span = lexical.passage_id, lexical.span
         if (passage_id is None or span is None) and ranked:
             passage, span = matches.sentences[ranked[0]]
             passage_id = index.passages[passage].id
+        evidence = _evidence_sentences(lexical, index, matches, top)
         return ClaimFeatures(
-            values, lexical, passage_id, span, _unmatched(claim, lexical, index, matches, top)
+            values, lexical, passage_id, span, _unmatched(claim, evidence),
+            conflicting_figures(claim, evidence),
         )
 
 
-def _unmatched(
-    claim: str, lexical: Verdict, index: _Index, matches: SentenceMatches, top: list[int]
-) -> tuple[str, ...]:
+def _evidence_sentences(
+    lexical: Verdict, index: _Index, matches: SentenceMatches, top: list[int]
+) -> list[str]:
+    """The claim's evidence sentences: the lexical judge's best 1–2 and the nearest ones."""
+    texts = []
+    if lexical.passage_id is not None and lexical.span is not None:
+        passage = next(p for p in index.passages if p.id == lexical.passage_id)
+        texts.append(passage.text[lexical.span[0] : lexical.span[1]])
+    for i in top:
+        passage_index, (start, end) = matches.sentences[i]
+        texts.append(index.passages[passage_index].text[start:end])
+    return texts
+
+
+def _unmatched(claim: str, evidence: list[str]) -> tuple[str, ...]:
     """The claim's numbers stated by none of its evidence sentences."""
     wanted = numbers_in(claim)
     if not wanted:
         return ()
-    stated: set[str] = set()
-    if lexical.passage_id is not None and lexical.span is not None:
-        passage = next(p for p in index.passages if p.id == lexical.passage_id)
-        stated |= numbers_in(passage.text[lexical.span[0] : lexical.span[1]])
-    for i in top:
-        passage_index, (start, end) = matches.sentences[i]
-        stated |= numbers_in(index.passages[passage_index].text[start:end])
+    stated: set[str] = set().union(*map(numbers_in, evidence))
     return tuple(sorted(wanted - stated))
 
 
@@ -195,9 +213,6 @@ def _share(part: set[str], whole: set[str]) -> float:
     return len(part) / len(whole) if whole else 0.0
 
 
-def _stem(word: str) -> str:
-    found = _content_terms(word)
-    return next(iter(found)) if found else ""
 
 
 def _clause_values(
@@ -208,8 +223,8 @@ def _clause_values(
     for piece, row in zip(pieces, rows, strict=True):
         terms = _content_terms(piece)
         weights = {term: index.weight(term) for term in terms}
-        total = sum(weights.values()) or 1.0
-        coverages.append(sum(weights[t] for t in terms & everywhere) / total)
+        total = math.fsum(weights.values()) or 1.0
+        coverages.append(math.fsum(weights[t] for t in terms & everywhere) / total)
         best = matches.cosines[row].max() if matches.cosines.shape[1] else 0.0
         cosines.append(float(best))
     return {"clause_coverage": min(coverages), "clause_cosine": min(cosines)}

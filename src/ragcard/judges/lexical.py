@@ -165,6 +165,27 @@ def _tokens(text: str) -> list[str]:
     return [m.group(0).lower().replace("’", "'") for m in _TOKEN.finditer(text)]
 
 
+#: Month names read as figures by :func:`figure_tokens` ("may" is left out: mostly a verb).
+_MONTH_FIGURES = frozenset(
+    "january february march april june july august september october november december".split()
+)
+
+
+def figure_tokens(text: str) -> list[tuple[str, bool]]:
+    """``text``'s tokens, lower-cased, numbers normalised as :func:`numbers_in` does them
+    ("four" → "4", "1,000" → "1000", and "one" → "1"), each with whether it is a figure (a
+    number or a month name): what :mod:`ragcard.judges.figures` aligns."""
+    out = []
+    for token in _tokens(text):
+        if token[0].isdigit():
+            out.append((_normalise_number(token), True))
+        elif token in _NUMBER_WORDS or token == "one":
+            out.append((_NUMBER_WORDS.get(token, "1"), True))
+        else:
+            out.append((token, token in _MONTH_FIGURES))
+    return out
+
+
 def _is_negation(token: str) -> bool:
     return token in _NEGATIONS or token.endswith("n't")
 
@@ -172,6 +193,13 @@ def _is_negation(token: str) -> bool:
 def content_terms(text: str) -> set[str]:
     """The stemmed content words and normalised numbers of ``text``."""
     return set(_surface_forms(text))
+
+
+def first_term(text: str) -> str:
+    """The first content term of ``text`` in text order ("Jean-Paul" → "jean"), "" if none:
+    one term chosen the same way on every run (a set's first element depends on the hash
+    seed)."""
+    return next(iter(_surface_forms(text)), "")
 
 
 def _surface_forms(text: str) -> dict[str, str]:

@@ -237,8 +237,9 @@ def _causes(tally: FailureTally) -> list[dict[str, Any]]:
             "try": c.fix,
             "items": len(c.items),
             "attempts": c.attempts,
-            "symptoms": dict(c.symptoms.most_common()),
-            "examples": list(c.items)[:_EXAMPLES],
+            # ties and examples in a fixed order, not the order attempts happened to finish
+            "symptoms": dict(sorted(c.symptoms.items(), key=lambda kv: (-kv[1], kv[0]))),
+            "examples": sorted(c.items)[:_EXAMPLES],
         }
         for c in ordered
     ]
