@@ -10,7 +10,7 @@ from test_embedding import StubEncoder  # tests/judges is on sys.path
 
 from ragcard.judges.base import Evidence, JudgeContext
 from ragcard.judges.ensemble import RULES_VERSION, EnsembleJudge
-from ragcard.judges.figures import conflicting_figures
+from ragcard.judges.figures import MAX_ALIGNED, conflicting_figures
 
 SEASONS = ("The stars were paid $75,000 per episode in season three, $85,000 in season four "
            "and $100,000 in season five.")
@@ -93,3 +93,13 @@ def test_the_ensemble_never_supports_a_changed_figure_its_evidence_also_states()
     assert changed.label == "not_supported" and changed.score <= 0.3
     assert changed.reason is not None and "figure changed: 4 where its evidence says 3" in (
         changed.reason)
+
+
+def test_unsplit_text_longer_than_the_alignment_bound_is_not_aligned() -> None:
+    """A 'sentence' of thousands of tokens (text the splitter could not cut) is left to the
+    other checks: aligning it would cost the product of the lengths."""
+    copied = "Full-time staff get 25 days of leave."
+    filler = " ".join(["policy"] * (MAX_ALIGNED + 1))
+    claim = "Full-time staff get 20 days of leave."
+    assert conflicting_figures(claim, [copied]) == (("20", "25"),)
+    assert conflicting_figures(claim, [f"{copied} {filler}"]) == ()

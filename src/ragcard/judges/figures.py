@@ -35,6 +35,9 @@ from ragcard.judges.lexical import figure_tokens
 MAX_SPAN = 2
 #: Shared tokens around the substitution, before and after together, at least.
 MIN_CONTEXT = 3
+#: Evidence "sentences" longer than this many tokens (unsplit text) are not aligned: the
+#: alignment's time grows with the product of the lengths. Their runs of words still count.
+MAX_ALIGNED = 2000
 #: A claim's figure inside this many words that an evidence sentence states as they are is
 #: stated, whatever the alignment pairs it with.
 RUN = 4
@@ -53,10 +56,12 @@ def conflicting_figures(claim: str, sentences: Iterable[str]) -> tuple[tuple[str
     matcher.set_seq2(words)  # SequenceMatcher caches its second sequence
     aligned = []
     copied: set[tuple[str, ...]] = set()  # every run of RUN words of every sentence
-    for sentence in sentences:
+    for sentence in dict.fromkeys(sentences):  # the lexical and the nearest often coincide
         evidence = figure_tokens(sentence)
         tokens = [token for token, _ in evidence]
         copied.update(tuple(tokens[i : i + RUN]) for i in range(len(tokens) - RUN + 1))
+        if len(tokens) > MAX_ALIGNED:
+            continue
         matcher.set_seq1(tokens)
         aligned.append((matcher.ratio(), evidence, matcher.get_opcodes()))
     # claim positions inside a run of RUN words that some sentence states as they are, in any
