@@ -103,3 +103,4 @@ def test_unsplit_text_longer_than_the_alignment_bound_is_not_aligned() -> None:
     claim = "Full-time staff get 20 days of leave."
     assert conflicting_figures(claim, [copied]) == (("20", "25"),)
     assert conflicting_figures(claim, [f"{copied} {filler}"]) == ()
+    assert conflicting_figures(f"{claim} {filler}", [copied]) == ()  # nor is a long claim

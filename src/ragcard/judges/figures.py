@@ -35,8 +35,9 @@ from ragcard.judges.lexical import figure_tokens
 MAX_SPAN = 2
 #: Shared tokens around the substitution, before and after together, at least.
 MIN_CONTEXT = 3
-#: Evidence "sentences" longer than this many tokens (unsplit text) are not aligned: the
-#: alignment's time grows with the product of the lengths. Their runs of words still count.
+#: Claims and evidence "sentences" longer than this many tokens (unsplit text) are not
+#: aligned: the alignment's time grows with the product of the lengths. Such evidence's runs
+#: of words still count.
 MAX_ALIGNED = 2000
 #: A claim's figure inside this many words that an evidence sentence states as they are is
 #: stated, whatever the alignment pairs it with.
@@ -49,7 +50,7 @@ def conflicting_figures(claim: str, sentences: Iterable[str]) -> tuple[tuple[str
     the same words, and no sentence states the claim's between the words it copies; () when
     none."""
     claim_tokens = figure_tokens(claim)
-    if not any(is_figure for _, is_figure in claim_tokens):
+    if len(claim_tokens) > MAX_ALIGNED or not any(f for _, f in claim_tokens):
         return ()
     words = [token for token, _ in claim_tokens]
     matcher = SequenceMatcher(autojunk=False)
