@@ -81,6 +81,10 @@ comparison = ">="
 value = 0.9
 type = "graded"
 reason = "supported answers"
+
+[evidence]
+min_items = 1
+reason = "eight handbook questions: a test of the judges, not a release decision"
 """
 
 

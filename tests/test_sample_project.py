@@ -83,6 +83,22 @@ def test_the_callable_agent(sample: Path) -> None:
     assert card["config"]["agent"]["type"] == "callable"
 
 
+def test_the_ten_question_sample_holds_and_says_what_each_category_needs(sample: Path) -> None:
+    result = runner.invoke(app, ["run", str(sample), "--no-progress", "--fresh", "--attempts", "1"])
+    assert result.exit_code == 1, result.output
+    card = json.loads((sample / "out" / "scorecard.json").read_text())
+    (reason,) = [r for r in card["decision_reasons"] if r.startswith("too little evidence")]
+    questions = [json.loads(line) for line in (sample / "questions.jsonl").read_text().splitlines()]
+    typical = sum(q.get("category") == "typical" for q in questions)
+    assert f"typical {typical} (+{20 - typical})" in reason
+    assert "[evidence] min_items" in reason and "questions check" in reason
+    with (sample / "thresholds.toml").open("a") as thresholds:  # a team's written relaxation
+        thresholds.write('\n[evidence]\nmin_items = 1\nreason = "smoke set"\n')
+    runner.invoke(app, ["run", str(sample), "--no-progress", "--fresh", "--attempts", "1"])
+    card = json.loads((sample / "out" / "scorecard.json").read_text())
+    assert not [r for r in card["decision_reasons"] if r.startswith("too little evidence")]
+
+
 def test_the_command_agent(sample: Path) -> None:
     shutil.copy(AGENTS / "command_agent.py", sample)
     _with_agent(sample, f'[agent]\ntype = "command"\ncommand = [{json.dumps(sys.executable)}, '

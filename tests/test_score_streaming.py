@@ -153,6 +153,7 @@ def test_the_retrieval_layer_alone_scores_without_flag_breakdowns(
     thresholds.write_text(
         '[[threshold]]\nmeasure = "recall@5"\ncomparison = ">="\nvalue = 0.5\n'
         'type = "graded"\nreason = "retrieval only"\n'
+        '[evidence]\nmin_items = 1\nreason = "four items"\n'
     )
     inputs = load_inputs(mini / "questions.jsonl", mini / "corpus.jsonl", thresholds)
     result = score_responses(

@@ -48,7 +48,7 @@ def test_score_on_two_workers_writes_the_same_results(
 def test_score_ships_with_exit_0(mini: Path, tmp_path: Path) -> None:
     lenient = tmp_path / "t.toml"
     lenient.write_text('[[threshold]]\nmeasure="recall@5"\ncomparison=">="\nvalue=0.5\n'
-                       'type="graded"\nreason="demo"\n')
+                       'type="graded"\nreason="demo"\n[evidence]\nmin_items=1\nreason="4 items"\n')
     result = runner.invoke(app, score_args(mini, tmp_path / "out", lenient))
     assert result.exit_code == 0, result.output
 

@@ -70,6 +70,8 @@ def make_project(
                 passage = {"id": f"doc-{number}#p{step}", "doc": f"doc-{number}",
                            "text": f"Rule {number} part {step} says what the handbook says."}
                 handle.write(json.dumps(passage) + "\n")
+    if "[evidence]" not in thresholds:  # a handful of items: the harness, not a decision's size
+        thresholds += '\n[evidence]\nmin_items = 1\nreason = "a chaos fixture"\n'
     (folder / "thresholds.toml").write_text(thresholds, encoding="utf-8")
     settings = {"attempts": 1, "concurrency": 4, "timeout_s": 5, "retries": 1, "seed": 7,
                 **(run or {})}

@@ -252,6 +252,8 @@ def write_project(folder: Path, thresholds: str = THRESHOLDS) -> dict[str, Path]
     for name, path in paths.items():
         path.write_text("".join(json.dumps(r) + "\n" for r in rows[name]), encoding="utf-8")
     paths["thresholds"] = folder / "thresholds.toml"
+    if "[evidence]" not in thresholds:  # a dozen items: the review's gates, not a decision's size
+        thresholds += '\n[evidence]\nmin_items = 1\nreason = "a review fixture"\n'
     paths["thresholds"].write_text(thresholds, encoding="utf-8")
     return paths
 

@@ -20,6 +20,13 @@ a must-pass item with a failed attempt holds it; and a threshold whose measure w
 items than its population (some items never answered) is ``not_distinguishable`` — never ``met`` —
 unless even the most favourable answers from the missing items would miss it.
 
+An optional ``[evidence]`` table lowers the smallest category a decision may rest on
+(:mod:`.evidence`; 20 items by default), with a reason::
+
+    [evidence]
+    min_items = 5
+    reason = "CI smoke set; the release set of 200 items is gated separately"
+
 Every problem of the file is listed at once with its line (:class:`ConfigFileError`): unknown
 keys (with the closest known one), a ``value`` that is not a finite number (``inf``, ``nan``,
 ``true`` and ``"0.9"`` are refused), a measure this run does not compute, a share outside 0–1.
@@ -40,6 +47,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from ragcard._suggest import did_you_mean
 from ragcard.aggregation.coverage import Coverage
 from ragcard.aggregation.stats import values_to_bound
+from ragcard.decision.evidence import MIN_ITEMS, items_to_tell
 from ragcard.errors import ConfigError, ConfigFileError, Problem
 from ragcard.inputs._fields import Number
 from ragcard.inputs._toml import TomlFile, read_toml, table_problems, unique, validation_problems
@@ -48,6 +56,7 @@ from ragcard.metrics.base import MetricSpec, MetricValue, Unscored, parse_metric
 __all__ = [
     "TEMPLATES",
     "Decision",
+    "Evidence",
     "Threshold",
     "ThresholdResult",
     "Thresholds",
@@ -84,10 +93,13 @@ class Threshold(BaseModel):
         return f"{self.measure} {self.comparison} {self.value:g}"
 
 
-class _ThresholdsFile(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class Evidence(BaseModel):
+    """The ``[evidence]`` table: the smallest category a decision may rest on."""
 
-    threshold: list[Threshold] = Field(default_factory=list)
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    min_items: int = Field(default=MIN_ITEMS, ge=1, le=1_000_000, strict=True)
+    reason: str | None = Field(default=None, min_length=1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +111,7 @@ class Thresholds:
     items: tuple[Threshold, ...]
     sha256: str
     lines: tuple[int | None, ...] = ()
+    evidence: Evidence = Evidence()
 
     def problem(
         self, number: int, message: str, value: object = None, fix: str | None = None
@@ -183,18 +196,39 @@ def inspect_thresholds(path: str | Path) -> tuple[Thresholds | None, list[Proble
                               "knowledge-base` writes a template)")]  # fmt: skip
     except ConfigFileError as error:  # bad syntax, not a readable UTF-8 regular file …
         return None, list(error.problems)
-    problems += table_problems(toml, ["threshold"], "tables of a thresholds file")
+    problems += table_problems(toml, ["threshold", "evidence"], "tables of a thresholds file")
     items, lines = [], []
     for index, table in _items(toml, problems):
         threshold = _check_threshold(toml, index, table, problems)
         if threshold is not None:
             items.append(threshold)
             lines.append(toml.line_of(("threshold", index, "measure")))
+    evidence = _evidence(toml, problems)
     problems = unique(problems)
-    if problems:
+    if problems or evidence is None:
         return None, problems
-    thresholds = Thresholds(path, tuple(items), hashlib.sha256(toml.raw).hexdigest(), tuple(lines))
-    return thresholds, []
+    digest = hashlib.sha256(toml.raw).hexdigest()
+    return Thresholds(path, tuple(items), digest, tuple(lines), evidence), []
+
+
+def _evidence(toml: TomlFile, problems: list[Problem]) -> Evidence | None:
+    table = toml.data.get("evidence", {})
+    if not isinstance(table, dict):
+        problems.append(toml.problem(("evidence",), "must be a table",
+                                     fix="write [evidence] with min_items and reason"))  # fmt: skip
+        return None
+    try:
+        evidence = Evidence.model_validate(table)
+    except ValidationError as error:
+        problems.extend(validation_problems(toml, ("evidence",), error, Evidence))
+        return None
+    if evidence.min_items < MIN_ITEMS and evidence.reason is None:
+        problems.append(toml.problem(
+            ("evidence", "min_items"), f"lowers the {MIN_ITEMS}-item minimum without a reason",
+            evidence.min_items, fix='add reason = "…" to [evidence]: why a decision may rest '
+            "on fewer items"))  # fmt: skip
+        return None
+    return evidence
 
 
 def load_thresholds(path: str | Path) -> Thresholds:
@@ -328,6 +362,11 @@ def _judge(threshold: Threshold, result: MetricValue | Unscored | None) -> Thres
                 "not distinguishable at this sample size: the 95% interval straddles the "
                 "threshold"
             )
+            # the end that crosses the line, and how many items would pull it back
+            crossing = low if compare(high, threshold.value) == met else high
+            needed = items_to_tell(result.value, crossing, threshold.value, result.n)
+            if needed is not None and needed > result.n:
+                note += f"; a sample of about {needed} (now {result.n}) would tell"
     return ThresholdResult(threshold, result, "met" if met else "missed", note)
 
 

@@ -25,6 +25,7 @@ from ragcard.agent.runner import judge_progress_bar
 from ragcard.aggregation._parallel import score_file, workers_for
 from ragcard.aggregation._scorer import AttemptScorer, score_into
 from ragcard.aggregation.scoring import default_layers
+from ragcard.decision.evidence import too_small
 from ragcard.decision.thresholds import (
     Thresholds,
     check_measures,
@@ -330,6 +331,10 @@ def write_outputs(
         specs.update(extra.specs)
         if extra.block:
             config[extra.name] = extra.block
+    # a set too small to measure cannot ship (docs/metrics.md#decision)
+    small = too_small((q.category for q in scorer.questions.values()),
+                      thresholds.evidence.min_items)  # fmt: skip
+    extra_reasons = [*extra_reasons, *([small] if small else [])]
     # measures recorded after the run (blind review) are unscored until then, and say why
     later, later_breakdowns = recorded_placeholders([t.measure for t in thresholds.items])
     decision = decide(
