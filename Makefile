@@ -1,6 +1,6 @@
 # ragcard — two commands on a fresh machine:
 #   make demo   installs ragcard and evaluates the reference agent on the bundled handbook
-#   make test   installs the test tools and runs tests + ruff + mypy
+#   make test   installs the test tools and runs tests + ruff + mypy (all three, even when one fails)
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
@@ -36,10 +36,14 @@ lint: dev
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/mypy
 
+# Lint and types run even when a test fails (a newcomer sees every problem in one go); the
+# target still fails when any of the three does.
 test: dev
-	$(BIN)/pytest
-	$(BIN)/ruff check src tests benchmarks
-	$(BIN)/mypy
+	@rc=0; \
+	$(BIN)/pytest || rc=1; \
+	$(BIN)/ruff check src tests benchmarks || rc=1; \
+	$(BIN)/mypy || rc=1; \
+	exit $$rc
 
 # The input fuzzer's full mix (also run by .ci/run): 0 tracebacks, hangs and garbage accepted.
 fuzz-inputs: dev
