@@ -6,28 +6,58 @@ inputs (questions, corpus) → adapters → runner → results → metrics → t
 
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError, version
+from typing import TYPE_CHECKING, Any
 
-try:
-    __version__ = version("ragcard")
-except PackageNotFoundError:  # running from a source tree without installing
-    __version__ = "0.0.0+local"
+from ragcard._version import __version__
 
-from ragcard.decision.thresholds import Threshold, Thresholds, load_thresholds  # noqa: E402
-from ragcard.errors import (  # noqa: E402
-    AgentError,
-    ConfigError,
-    InputError,
-    MissingExtraError,
-    Problem,
-    RagcardError,
-)
-from ragcard.inputs.corpus import Corpus, Passage, load_corpus  # noqa: E402
-from ragcard.inputs.questions import Question, QuestionSet, load_questions  # noqa: E402
-from ragcard.inputs.responses import AgentResponse, RecordedResponse, load_responses  # noqa: E402
-from ragcard.metrics.base import MetricSpec, MetricValue, Unscored  # noqa: E402
-from ragcard.pipeline.evaluation import EvaluationResult, load_inputs, score_responses  # noqa: E402
-from ragcard.pipeline.running import run_evaluation  # noqa: E402
+if TYPE_CHECKING:
+    from ragcard.decision.thresholds import Threshold, Thresholds, load_thresholds
+    from ragcard.errors import (
+        AgentError,
+        ConfigError,
+        InputError,
+        MissingExtraError,
+        Problem,
+        RagcardError,
+    )
+    from ragcard.inputs.corpus import Corpus, Passage, load_corpus
+    from ragcard.inputs.questions import Question, QuestionSet, load_questions
+    from ragcard.inputs.responses import AgentResponse, RecordedResponse, load_responses
+    from ragcard.metrics.base import MetricSpec, MetricValue, Unscored
+    from ragcard.pipeline.evaluation import EvaluationResult, load_inputs, score_responses
+    from ragcard.pipeline.running import run_evaluation
+
+# Each public name is imported on first use (PEP 562), so `import ragcard` — and every
+# `ragcard` command, `--version` first — loads only what it needs.
+_HOME = {
+    "ragcard.decision.thresholds": ("Threshold", "Thresholds", "load_thresholds"),
+    "ragcard.errors": (
+        "AgentError", "ConfigError", "InputError", "MissingExtraError", "Problem", "RagcardError",
+    ),
+    "ragcard.inputs.corpus": ("Corpus", "Passage", "load_corpus"),
+    "ragcard.inputs.questions": ("Question", "QuestionSet", "load_questions"),
+    "ragcard.inputs.responses": ("AgentResponse", "RecordedResponse", "load_responses"),
+    "ragcard.metrics.base": ("MetricSpec", "MetricValue", "Unscored"),
+    "ragcard.pipeline.evaluation": ("EvaluationResult", "load_inputs", "score_responses"),
+    "ragcard.pipeline.running": ("run_evaluation",),
+}
+_MODULE_OF = {name: module for module, names in _HOME.items() for name in names}
+
+
+def __getattr__(name: str) -> Any:
+    module = _MODULE_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module 'ragcard' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_MODULE_OF))
+
 
 __all__ = [
     "AgentError",
