@@ -19,6 +19,15 @@ def test_templates_load(tmp_path: Path) -> None:
         template_text("nope")
 
 
+def test_knowledge_base_template_gates_correctness(tmp_path: Path) -> None:
+    """Supported but wrong is the classic RAG failure: the kb template gates it out of the box."""
+    path = tmp_path / "kb.toml"
+    path.write_text(template_text("knowledge-base"))
+    gates = {t.measure: t for t in load_thresholds(path).items}
+    assert gates["answer_correctness"].comparison == ">=" and gates["answer_correctness"].reason
+    assert gates["answer_wrong"].comparison == "<=" and gates["answer_wrong"].reason
+
+
 def test_bad_threshold_names_field(tmp_path: Path) -> None:
     path = tmp_path / "t.toml"
     path.write_text(
