@@ -269,3 +269,27 @@ def test_a_bad_key_does_not_hide_the_problems_of_the_rest(project: Path) -> None
                      "--eval-dir", "corpus.jsonl:1 field 'doc'"):
         assert expected in output  # fmt: skip
     assert not_started(project)
+
+
+def test_a_thresholds_file_without_a_gate_is_refused_before_the_agent_is_called(
+    project: Path,
+) -> None:
+    (project / "thresholds.toml").write_text("# to do\n")
+    code, output = run(project)
+    assert code == 2, output
+    assert "thresholds.toml: has no [[threshold]]" in output
+    assert "ragcard init --kit knowledge-base" in output
+    assert not_started(project)
+
+
+@pytest.mark.parametrize(("name", "what"), [("questions.jsonl", "question"),
+                                            ("corpus.jsonl", "passage")])
+def test_an_empty_input_says_it_is_empty_not_to_fix_the_path(
+    project: Path, name: str, what: str
+) -> None:
+    (project / name).write_text("")
+    code, output = run(project)
+    assert code == 2, output
+    assert f"{name}: the file is empty: it holds no {what}" in output
+    assert "fix the path" not in output
+    assert not_started(project)

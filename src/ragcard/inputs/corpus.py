@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ragcard.errors import InputError, Problem
 from ragcard.inputs._fields import Day
-from ragcard.inputs._jsonl import load_records
+from ragcard.inputs._jsonl import load_records, read_lines
 
 __all__ = ["Corpus", "Passage", "load_corpus"]
 
@@ -88,6 +89,30 @@ class Corpus:
         return self.sha256[:12]
 
 
+def _rejected_names(path: Path, numbers: set[int]) -> tuple[set[str], set[str]] | None:
+    """The passage ids and ``doc@version`` names of the lines that failed to validate
+    (``numbers``), so that a bad line does not also make every ``superseded_by`` pointing at it
+    a second, wrong problem; None when one of them holds no readable id."""
+    ids: set[str] = set()
+    versions: set[str] = set()
+    if not numbers:
+        return ids, versions
+    for number, line in read_lines(path):
+        if number not in numbers:
+            continue
+        try:
+            data = json.loads(line) if isinstance(line, str) else None
+        except ValueError:
+            data = None
+        if not isinstance(data, dict) or not isinstance(data.get("id"), str):
+            return None
+        ids.add(data["id"])
+        doc, version = data.get("doc"), data.get("version")
+        if isinstance(version, str):
+            versions |= {version, f"{doc}@{version}"} if isinstance(doc, str) else {version}
+    return ids, versions
+
+
 def _replacement_exists(passage: Passage, ids: set[str], doc_versions: set[str]) -> bool:
     target = passage.superseded_by
     if target is None:
@@ -150,8 +175,10 @@ def load_corpus(path: str | Path) -> Corpus:
     ids = set(passages)
     doc_versions = {f"{p.doc}@{p.version}" for p in passages.values() if p.version}
     doc_versions |= {p.version for p in passages.values() if p.version}
-    for passage in passages.values():
-        if not _replacement_exists(passage, ids, doc_versions):
+    rejected = _rejected_names(path, {p.line for p in problems if p.line is not None})
+    # (a line that could not be read at all may be the replacement: then no guess is made)
+    for passage in passages.values() if rejected is not None else ():
+        if not _replacement_exists(passage, ids | rejected[0], doc_versions | rejected[1]):
             problems.append(
                 Problem(
                     str(path),
@@ -163,7 +190,8 @@ def load_corpus(path: str | Path) -> Corpus:
                 )
             )
     if not records and not problems:
-        problems.append(Problem(str(path), None, None, "no passages in file"))
+        problems.append(Problem(str(path), None, None, "the file is empty: it holds no passage",
+                                fix="write one passage per line (docs/formats.md#corpusjsonl)"))
     if problems:
         raise InputError(problems, f"{path}: {len(problems)} problem(s) in the corpus manifest")
     digest = hashlib.sha256(path.read_bytes()).hexdigest()

@@ -332,7 +332,8 @@ def load_questions(
             seen[question.id] = line
         problems.extend(_check_item(str(path), line, question))
     if not records and not problems:
-        problems.append(Problem(str(path), None, None, "no questions in file"))
+        problems.append(Problem(str(path), None, None, "the file is empty: it holds no question",
+                                fix="write one question per line (docs/formats.md#questionsjsonl)"))
     if problems:
         raise InputError(problems, f"{path}: {len(problems)} problem(s) in the question set")
     digest = hashlib.sha256(path.read_bytes()).hexdigest()

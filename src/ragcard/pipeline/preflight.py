@@ -269,6 +269,19 @@ def _pointed(config: Config, problems: list[Problem]) -> list[Problem]:
     return pointed
 
 
+def _no_gates(config: Config) -> Problem:
+    """A thresholds file without a gate: the run could only hold, so it is refused before the
+    first agent call (docs/formats.md#thresholdstoml)."""
+    path = config.resolve(config.project.thresholds)
+    line = config.line_of("project", "thresholds")
+    where = f"{config.path}:{line}" if line else str(config.path)
+    return Problem(str(path), None, None, "has no [[threshold]]: a run would call "
+                   "the agent and then hold, since nothing says the agent is good enough",
+                   fix="write the gates before the first run, each with its reason (`ragcard "
+                   f"init --kit knowledge-base` writes a template); named by [project] "
+                   f"thresholds in {where}")  # fmt: skip
+
+
 def _judge(config: Config, problems: list[Problem]) -> Judge | None:
     try:
         return build_run_judge(config)
@@ -318,6 +331,8 @@ def check_project(
         inputs = load_project_inputs(config, metric_specs(default_layers(), settings))
     except InputError as error:
         problems.extend(_pointed(config, error.problems))
+    if inputs is not None and not inputs.thresholds.items:
+        problems.append(_no_gates(config))
     spec = config.agent_spec()
     if agent_options:
         spec["options"] = {**spec.get("options", {}), **agent_options}
