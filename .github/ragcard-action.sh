@@ -4,7 +4,7 @@
 #
 #   RAGCARD_PROJECT   project folder (required)      RAGCARD_BASELINE  shipped run folder or ""
 #   RAGCARD_OUT       output folder (ragcard-out)     RAGCARD_FAIL_ON   hold | regression | never
-#   RAGCARD_ARGS      more `ragcard run` arguments
+#   RAGCARD_ARGS      more `ragcard run` arguments   RAGCARD_ARTIFACT  the artifact's name
 #
 # Writes $RAGCARD_OUT/run/ (scorecard.json, scorecard.md, results.jsonl), junit.xml, and with a
 # baseline comparison.md and gate-junit.xml; summary.md, appended to $GITHUB_STEP_SUMMARY when
@@ -45,7 +45,7 @@ fi
   sed -n '1,3p' "$out/run/scorecard.md"
   echo
   if [ -f "$out/comparison.md" ]; then cat "$out/comparison.md"; echo; fi
-  echo "The scorecard, results and JUnit files are in the artifact \`ragcard\` ($out/)."
+  echo "The scorecard, results and JUnit files are in the artifact \`${RAGCARD_ARTIFACT:-ragcard}\` ($out/)."
 } > "$out/summary.md"
 if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then cat "$out/summary.md" >> "$GITHUB_STEP_SUMMARY"; fi
 

@@ -334,3 +334,15 @@ def test_the_readme_links_the_docs() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     for page in ("docs/formats.md", "docs/metrics.md", "docs/agents.md"):
         assert page in readme, f"README.md must link {page}"
+
+
+def test_pinned_versions_in_the_docs_are_this_version() -> None:
+    """A `ragcard==X` pin in the docs names the version pyproject.toml declares."""
+    declared = re.search(r'^version = "([^"]+)"', (ROOT / "pyproject.toml").read_text(),
+                         flags=re.M)  # fmt: skip
+    assert declared
+    pages = [ROOT / "README.md", ROOT / "action.yml", *DOCS.glob("*.md")]
+    pins = {(page.name, pin) for page in pages
+            for pin in re.findall(r"ragcard(?:\[[\w,-]+\])?==([\w.+-]+)", page.read_text())}
+    stale = {(name, pin) for name, pin in pins if pin != declared.group(1)}
+    assert not stale, f"pins of another version than {declared.group(1)}: {stale}"

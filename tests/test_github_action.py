@@ -36,13 +36,73 @@ def test_the_action_installs_runs_gates_reports_and_uploads() -> None:
     assert {"project", "baseline", "out", "fail-on", "comment"} <= set(action["inputs"])
     steps = action["runs"]["steps"]
     uses = [s.get("uses", "") for s in steps]
-    assert any(u.startswith("actions/setup-python@") for u in uses)
     assert any(u.startswith("actions/upload-artifact@") for u in uses)
     runs = " ".join(str(s.get("run", "")) for s in steps)
-    assert "pip install" in runs and ".github/ragcard-action.sh" in runs
-    assert "gh pr comment" in runs
+    for script in ("ragcard-install.sh", "ragcard-action.sh", "ragcard-comment.sh"):
+        assert f".github/{script}" in runs
+    assert "pip install" in (ROOT / ".github" / "ragcard-install.sh").read_text()
+    assert "gh pr comment" in (ROOT / ".github" / "ragcard-comment.sh").read_text()
     upload = next(s for s in steps if s.get("uses", "").startswith("actions/upload-artifact@"))
     assert upload["if"] == "always()"  # the scorecard is kept when the job fails too
+    assert "steps.install.outputs.artifact" in upload["with"]["name"]
+
+
+def test_the_action_leaves_the_callers_python_alone_unless_asked() -> None:
+    action = _yaml(ROOT / "action.yml")
+    assert action["inputs"]["python-version"]["default"] == ""
+    setup = [s for s in action["runs"]["steps"]
+             if s.get("uses", "").startswith("actions/setup-python@")]  # fmt: skip
+    assert all(s.get("if") == "inputs.python-version != ''" for s in setup)
+
+
+def _fake(bin_dir: Path, name: str, body: str) -> None:
+    bin_dir.mkdir(exist_ok=True)
+    (bin_dir / name).write_text("#!/bin/sh\n" + body, encoding="utf-8")
+    (bin_dir / name).chmod(0o755)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="the Action's scripts are bash")
+def test_the_install_step_uses_its_own_venv_and_a_unique_artifact_name(tmp_path: Path) -> None:
+    fake = tmp_path / "bin"
+    # a python3 whose `-m venv DIR` makes DIR/bin/python, which records what it was asked
+    _fake(fake, "python3", f"""if [ "$1 $2" = "-m venv" ]; then mkdir -p "$3/bin"
+printf '#!/bin/sh\\necho "$@" >> {tmp_path}/pip.log\\n' > "$3/bin/python"; chmod +x "$3/bin/python"
+fi
+exit 0
+""")
+    names = []
+    for index in ("0", "1"):
+        outputs = tmp_path / f"outputs{index}"
+        outputs.write_text("")
+        env = {"PATH": f"{fake}{os.pathsep}{os.environ['PATH']}", "GITHUB_OUTPUT": str(outputs),
+               "RUNNER_TEMP": str(tmp_path / index), "GITHUB_JOB": "eval", "JOB_INDEX": index,
+               "JOB_TOTAL": "2", "GITHUB_ACTION_PATH": str(ROOT)}  # fmt: skip
+        done = subprocess.run(["bash", str(ROOT / ".github" / "ragcard-install.sh")], env=env,
+                              capture_output=True, text=True, timeout=60)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        written = dict(line.split("=", 1) for line in outputs.read_text().splitlines())
+        assert written["bin"] == f"{tmp_path / index}/ragcard-venv/bin"
+        names.append(written["artifact"])
+    assert names == ["ragcard-eval-0", "ragcard-eval-1"]
+    assert f"-m pip install --quiet {ROOT}" in (tmp_path / "pip.log").read_text()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="the Action's scripts are bash")
+def test_a_comment_refused_on_a_fork_pull_request_does_not_fail_the_job(tmp_path: Path) -> None:
+    fake = tmp_path / "bin"
+    _fake(fake, "gh", 'echo "GraphQL: Resource not accessible by integration" >&2\nexit 1\n')
+    summary = tmp_path / "summary.md"
+    summary.write_text("**Decision: HOLD**\n")
+    env = {"PATH": f"{fake}{os.pathsep}{os.environ['PATH']}", "PR": "7",
+           "SUMMARY": str(summary)}  # fmt: skip
+    done = subprocess.run(["bash", str(ROOT / ".github" / "ragcard-comment.sh")], env=env,
+                          capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "::notice" in done.stdout and "fork" in done.stdout
+    summary.unlink()
+    done = subprocess.run(["bash", str(ROOT / ".github" / "ragcard-comment.sh")], env=env,
+                          capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert done.returncode == 0 and "::notice" in done.stdout
 
 
 def test_the_workflow_runs_the_action_on_the_bundled_example() -> None:
