@@ -33,6 +33,18 @@ def test_a_measure_too_high(ragcard_project):
 
 def test_unscored(ragcard_project):
     ragcard_project("sample", attempts=1).measure("flag_accuracy")
+
+
+def test_a_measure_misspelt(ragcard_project):
+    ragcard_project("sample", attempts=1).measure("recal@5")
+
+
+def test_a_threshold_misspelt(ragcard_project):
+    ragcard_project("sample", attempts=1).assert_met("acess_leaks")
+
+
+def test_an_option_misspelt(ragcard_project):
+    ragcard_project("sample", attempt=1)
 '''
 
 
@@ -52,11 +64,15 @@ def test_the_plugin_asserts_ship_and_measures_with_the_scorecards_reasons(
                          'value = 0.0001\ntype = "graded"\nreason = "instant answers"\n')
     pytester.makepyfile(test_team=TESTS)
     result = pytester.runpytest("-p", "no:cacheprovider", "-p", "no:asyncio")
-    result.assert_outcomes(passed=2, failed=3)
+    result.assert_outcomes(passed=2, failed=6)
     result.stdout.fnmatch_lines([
         "*ragcard: *: HOLD*",
         "*graded latency_p50_ms <= 0.0001 missed*",
         "*ragcard: id_precision = * [[]*, *[]] (n=10), expected >= 0.99*",
         "*ragcard: flag_accuracy not scored: no item states an expected_flag*",
-    ])  # fmt: skip
+        "*ragcard: no measure 'recal@5' in this run; did you mean 'recall@5'?*",
+        "*ragcard: the project's thresholds have none on 'acess_leaks'; did you mean "
+        "'access_leaks'?*",
+        "*ragcard_project: unknown option 'attempt'; did you mean 'attempts'?*",
+    ], consecutive=False)  # fmt: skip
     assert not (pytester.path / "sample" / "out").exists()  # outputs went to pytest's tmp

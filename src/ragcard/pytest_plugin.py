@@ -19,6 +19,7 @@ or ``history_url`` say otherwise. Keyword arguments go to :func:`ragcard.run_eva
 
 from __future__ import annotations
 
+import inspect
 import json
 import operator
 from collections.abc import Callable, Iterator
@@ -27,6 +28,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+
+from ragcard._suggest import did_you_mean
 
 if TYPE_CHECKING:
     from ragcard.metrics.base import MetricValue
@@ -79,9 +82,8 @@ class ProjectResult:
 
         metrics = self.result.scorecard.metrics
         if name not in metrics:
-            raise AssertionError(
-                f"ragcard: no measure {name!r} in this run; measures: {', '.join(metrics)}"
-            )
+            raise AssertionError(f"ragcard: no measure {name!r} in this run; "
+                                 + did_you_mean(name, metrics, "measures"))  # fmt: skip
         value = metrics[name]
         if not isinstance(value, MetricValue):
             raise AssertionError(f"ragcard: {name} not scored: {value.reason}")
@@ -90,7 +92,7 @@ class ProjectResult:
     def assert_measure(self, name: str, comparison: str, threshold: float) -> None:
         """Fail unless ``name`` ``comparison`` ``threshold`` holds (``">="``, ``"<="``, …)."""
         if comparison not in _COMPARE:
-            raise ValueError(f"comparison must be one of {', '.join(_COMPARE)}")
+            raise ValueError(f"comparison {comparison!r} must be one of {', '.join(_COMPARE)}")
         value = self.measure(name)
         if not _COMPARE[comparison](round(value.value, 9), threshold):
             interval = f" [{value.ci[0]:.3f}, {value.ci[1]:.3f}]" if value.ci else ""
@@ -110,7 +112,9 @@ class ProjectResult:
         results = [r for r in self.result.scorecard.decision.results
                    if r.threshold.measure == measure]  # fmt: skip
         if not results:
-            raise AssertionError(f"ragcard: the project's thresholds have none on {measure!r}")
+            gated = [r.threshold.measure for r in self.result.scorecard.decision.results]
+            raise AssertionError(f"ragcard: the project's thresholds have none on {measure!r}; "
+                                 + did_you_mean(measure, gated, "measures with a threshold"))
         for r in results:
             if r.status != "met":
                 t = r.threshold
@@ -140,7 +144,13 @@ def ragcard_project(
     and returns a :class:`ProjectResult` to assert on."""
     from ragcard.pipeline.running import run_evaluation
 
+    accepted = set(inspect.signature(run_evaluation).parameters) - {"config_path"}
+
     def run(path: str | Path, **options: Any) -> ProjectResult:
+        unknown = sorted(set(options) - accepted)
+        if unknown:
+            raise TypeError(f"ragcard_project: unknown option {unknown[0]!r}; "
+                            + did_you_mean(unknown[0], accepted, "options of run_evaluation"))
         key = _key(path, options)
         runs: dict[str, ProjectResult] = _ragcard_runs["runs"]
         if key not in runs:
