@@ -177,8 +177,9 @@ def load_corpus(path: str | Path) -> Corpus:
     doc_versions |= {p.version for p in passages.values() if p.version}
     rejected = _rejected_names(path, {p.line for p in problems if p.line is not None})
     # (a line that could not be read at all may be the replacement: then no guess is made)
+    bad_ids, bad_versions = rejected if rejected is not None else (set(), set())
     for passage in passages.values() if rejected is not None else ():
-        if not _replacement_exists(passage, ids | rejected[0], doc_versions | rejected[1]):
+        if not _replacement_exists(passage, ids | bad_ids, doc_versions | bad_versions):
             problems.append(
                 Problem(
                     str(path),
