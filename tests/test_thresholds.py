@@ -127,3 +127,17 @@ def test_a_thresholds_file_that_is_not_utf8_or_is_a_folder(tmp_path: Path) -> No
     assert loaded.sha256 == hashlib.sha256(path.read_bytes()).hexdigest()  # the bytes parsed
     with pytest.raises(ConfigError, match="is a folder, not a file"):
         load_thresholds(tmp_path)
+
+
+def test_the_decision_line_rounds_as_the_table_does(tmp_path: Path) -> None:
+    from ragcard.report.markdown import format_value
+
+    path = tmp_path / "t.toml"
+    path.write_text('[[threshold]]\nmeasure="answer_correctness"\ncomparison=">="\n'
+                    'value=0.85\ntype="graded"\nreason="r"\n')
+    spec = MetricSpec("answer_correctness", "correctness", "rate", True, "", "")
+    value = MetricValue(spec, 0.51449, 104, (0.41, 0.61))
+    decision = decide(load_thresholds(path), {"answer_correctness": value}, {},
+                      {"answer_correctness": spec})
+    assert "(got 0.514)" in decision.reasons[0], decision.reasons
+    assert format_value(value).startswith("0.514 ")

@@ -103,7 +103,7 @@ class ProjectResult:
                 for c in causes
             )
             raise AssertionError(
-                f"ragcard: {name} = {value.value:.4g}{interval} (n={value.n}), expected "
+                f"ragcard: {name} = {value.shown()}{interval} (n={value.n}), expected "
                 f"{comparison} {threshold:g}{said}"
             )
 
@@ -118,9 +118,9 @@ class ProjectResult:
         for r in results:
             if r.status != "met":
                 t = r.threshold
-                got = getattr(r.result, "value", None)
+                shown_value = getattr(r.result, "shown", None)
                 why = getattr(r.result, "reason", None)
-                shown = f"got {got:.4g}" if got is not None else f"not scored: {why}"
+                shown = f"got {shown_value()}" if shown_value else f"not scored: {why}"
                 raise AssertionError(
                     f"ragcard: threshold {t.measure} {t.comparison} {t.value:g} ({t.type}) "
                     f"{r.status}: {shown}; reason for it: {t.reason}"

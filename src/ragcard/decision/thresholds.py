@@ -407,7 +407,7 @@ def decide(
     reasons = []
     for r in results:
         if r.status == "missed" and isinstance(r.result, MetricValue):
-            why = f"got {r.result.value:.4g}"
+            why = f"got {r.result.shown()}"  # rounded as the tables show it
             unbounded = _unbounded(r.threshold, r.result)
             if unbounded is not None:
                 why += f", but {unbounded}"

@@ -105,6 +105,15 @@ class MetricValue:
     coverage: tuple[int, int] | None = None
     observed: tuple[float, float] | None = None
 
+    def shown(self) -> str:
+        """The value as every report rounds it, the decision's reasons included: a count whole,
+        a quantile in whole ms, anything else to three decimals (0.514, never 0.5145)."""
+        if self.spec.kind == "count":
+            return f"{self.value:g}"
+        if self.spec.kind == "quantile":
+            return f"{self.value:.0f} ms"
+        return f"{self.value:.3f}"
+
     @property
     def bounded(self) -> tuple[bool, bool]:
         """Whether the interval has a lower end and an upper end (True, True without one)."""

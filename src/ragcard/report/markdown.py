@@ -60,11 +60,8 @@ def format_value(result: MetricValue | Unscored | None) -> str:
         unit = "attempts" if result.spec.kind == "quantile" else "items"
         partial = f", on {n} of {of} {unit}: {of - n} never answered"
     if result.spec.kind == "count":
-        return f"{result.value:g} of {result.n}" + (f" ({partial[2:]})" if partial else "")
-    if result.spec.kind == "quantile":
-        text = f"{result.value:.0f} ms"
-    else:
-        text = f"{result.value:.3f}"
+        return f"{result.shown()} of {result.n}" + (f" ({partial[2:]})" if partial else "")
+    text = result.shown()
     if result.ci is not None:
         text += " " + _interval(result, result.ci)
     return f"{text} (n={result.n}{partial})"
@@ -275,6 +272,20 @@ def _diagnosis_rows(causes: list[dict[str, Any]]) -> list[str]:
     return rows
 
 
+def _failing_count(card: Scorecard) -> list[str]:
+    """How many items fail, how many of them are must-pass, and why that is not
+    ``must_pass_zeros``: the two count different things (docs/metrics.md)."""
+    must = sum(1 for f in card.failures if f["must_pass"])
+    line = f"{len(card.failures)} failing item(s), {must} of them must-pass."
+    zeros = card.metrics.get("must_pass_zeros")
+    if isinstance(zeros, MetricValue) and zeros.value != must:
+        line += (f" `must_pass_zeros` is {zeros.value:g}: it counts only the must-pass items "
+                 "with an attempt at rubric level 0 (or a failed attempt), while an item fails "
+                 "here when an attempt is below level 2 — a level-1 answer fails its item "
+                 "without being a zero.")
+    return [line]
+
+
 def _failure_rows(failures: list[dict[str, Any]], limit: int = 200) -> list[str]:
     if not failures:
         return []
@@ -385,7 +396,8 @@ def render_markdown(card: Scorecard) -> str:
     if card.leaks:
         out += ["", "## Access leaks", "", *_leak_table(card.leaks)]
     if card.failures:
-        out += ["", "## Failing items", "", *_failure_rows(card.failures)]
+        out += ["", "## Failing items", "", *_failing_count(card), ""]
+        out += _failure_rows(card.failures)
     out += header_sections(card.header)  # label amendments, blind review
     out += [
         "",
