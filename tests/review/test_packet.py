@@ -114,3 +114,17 @@ def test_a_run_whose_inputs_changed_is_refused(
     corpus.write_text(corpus.read_text() + "\n")
     with pytest.raises(InputError, match="not the corpus file this run was scored against"):
         load_run(folder)
+
+
+def test_default_controls_are_what_the_question_set_can_supply(
+    scored_run: Callable[..., Path], tmp_path: Path
+) -> None:
+    """A set with fewer than 5 authored answers (a knowledge-base set has none) is not refused
+    by default: the packet takes the controls it can, and says so."""
+    run = load_run(scored_run())
+    made = make_packet(run, tmp_path / "p", n=5, seed=3)
+    assert made.key.controls == 4  # the fixture's 4 authored answers
+    assert sum(e.kind == "control" for e in made.key.items.values()) == 4
+    assert any("4 control(s): only 4 item(s)" in note for note in made.notes)
+    with pytest.raises(ConfigError, match="only 4 item"):
+        make_packet(run, tmp_path / "p2", n=5, controls=5)  # asked for: still refused

@@ -56,7 +56,11 @@ def make_command(
     run: Annotated[Path, _RUN],
     out: Annotated[Path, typer.Option("--out", help="folder to write the packet to")],
     n: Annotated[int, typer.Option("--n", help="generated answers to draw")] = 50,
-    controls: Annotated[int, typer.Option(help="authored answers mixed in as controls")] = 5,
+    controls: Annotated[
+        int | None,
+        typer.Option(help="authored answers mixed in as controls (default: as many as the "
+                     "question set's authored_answer items supply, up to 5; 0 for none)"),
+    ] = None,
     seed: Annotated[
         int | None, typer.Option(help="seed of the draw (default: random, kept in the key)")
     ] = None,
@@ -80,7 +84,7 @@ def make_command(
               highlight=False)  # fmt: skip
     typer.echo(
         f"packet {made.key.packet_id}: {len(made.packet.items)} items ({n} generated, "
-        f"{controls} controls) in {out} (packet.jsonl, packet.csv)"
+        f"{made.key.controls} controls) in {out} (packet.jsonl, packet.csv)"
     )
 
 

@@ -253,10 +253,16 @@ def _key_entry(
     )
 
 
+#: Controls a packet mixes in when none are asked for, as far as the question set has them.
+DEFAULT_CONTROLS = 5
+
+
 def _draw(
-    run: RunData, n: int, controls: int, rng: random.Random
+    run: RunData, n: int, controls: int | None, rng: random.Random
 ) -> tuple[list[tuple[str, int]], list[str], list[str]]:
-    """The (item, attempt) pairs drawn, the control items, and notes."""
+    """The (item, attempt) pairs drawn, the control items, and notes. ``controls`` None: up to
+    :data:`DEFAULT_CONTROLS`, as many as the question set's authored answers supply (none for
+    a knowledge-base set that has no ``authored_answer``)."""
     answered = run.answered()
     by_id = run.by_id
     strata: dict[str, list[str]] = {}
@@ -274,6 +280,15 @@ def _draw(
         for item in sorted(rng.sample(strata[stratum], shares.get(stratum, 0)))
     ]
     authored = sorted(q.id for q in run.questions.questions if q.authored_answer)
+    notes = []
+    if controls is None:
+        controls = min(DEFAULT_CONTROLS, len(authored))
+        if controls < DEFAULT_CONTROLS:
+            notes.append(
+                f"{controls} control(s): only {len(authored)} item(s) of the question set carry "
+                "an authored_answer (controls are authored answers; without one, "
+                "review_control_accuracy is not scored)"
+            )
     if controls > len(authored):
         raise ConfigError(
             f"--controls {controls}: only {len(authored)} item(s) of the question set carry "
@@ -282,7 +297,6 @@ def _draw(
         )
     chosen = {item for item, _ in drawn}
     apart = [q for q in authored if q not in chosen]
-    notes = []
     if len(apart) >= controls:
         picked = rng.sample(apart, controls)
     else:
@@ -358,12 +372,13 @@ def make_packet(
     out: Path,
     *,
     n: int = 50,
-    controls: int = 5,
+    controls: int | None = None,
     seed: int | None = None,
     key_path: Path | None = None,
 ) -> MadePacket:
-    """Draw a blind-review packet from ``run`` into the folder ``out``, and its key."""
-    if controls < 0:
+    """Draw a blind-review packet from ``run`` into the folder ``out``, and its key; with
+    ``controls`` None, as many controls as the question set supplies, up to 5."""
+    if controls is not None and controls < 0:
         raise ConfigError(f"--controls must be 0 or more, got {controls}")
     seed = secrets.randbelow(2**31) if seed is None else seed
     rng = random.Random(seed)
@@ -402,7 +417,7 @@ def make_packet(
         project=str(run.scorecard.get("project")),
         seed=seed,
         n=n,
-        controls=controls,
+        controls=len(control_items),
         items=key_items,
     )
     key_path = key_path or run.folder / "review" / f"{packet_id}.key.json"
