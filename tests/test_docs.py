@@ -346,3 +346,13 @@ def test_pinned_versions_in_the_docs_are_this_version() -> None:
             for pin in re.findall(r"ragcard(?:\[[\w,-]+\])?==([\w.+-]+)", page.read_text())}
     stale = {(name, pin) for name, pin in pins if pin != declared.group(1)}
     assert not stale, f"pins of another version than {declared.group(1)}: {stale}"
+
+
+def test_the_import_page_pins_what_ragas_needs() -> None:
+    """docs/import.md installs ragas with the langchain-community the benchmarks pin (0.4 broke
+    `import ragas.metrics`)."""
+    pins = dict(line.split("==") for line in (ROOT / "benchmarks" / "requirements-ragas.txt")
+                .read_text().splitlines() if "==" in line and not line.startswith("#"))
+    page = (DOCS / "import.md").read_text(encoding="utf-8")
+    for package in ("ragas", "langchain-community"):
+        assert f"{package}=={pins[package]}" in page, f"docs/import.md must pin {package}"
