@@ -91,6 +91,33 @@ def test_the_imported_files_score(tmp_path: Path) -> None:
     assert card["metrics"]["recall@5"]["n"] == 2  # two items have a gold passage
 
 
+@pytest.mark.parametrize(("library", "name"), [("ragas", "ragas.jsonl"),
+                                               ("deepeval", "deepeval.json")])
+def test_init_on_an_import_leaves_out_gates_it_can_never_score(
+    library: str, name: str, tmp_path: Path
+) -> None:
+    """An import has no must-pass, currency-trap or unanswerable items and cites nothing: the
+    template's gates on those would hold every run, so init comments them out, saying why."""
+    out = tmp_path / "out"
+    _import(library, FIXTURES / name, out)
+    made = runner.invoke(app, ["init", str(out)])
+    assert made.exit_code == 0, made.output
+    for measure in ("must_pass_zeros", "superseded_answers_currency_traps",
+                    "correct_abstention", "citation_accuracy"):
+        assert f"left out the gate on {measure}" in made.output
+    result = runner.invoke(app, [
+        "score", "-q", str(out / "questions.jsonl"), "-c", str(out / "corpus.jsonl"),
+        "-r", str(out / "responses.jsonl"), "-t", str(out / "thresholds.toml"),
+        "--out", str(out / "scored"), "--judge", "lexical", "--quiet", "--no-progress",
+    ])  # fmt: skip
+    assert result.exit_code in (0, 1), result.output
+    reasons = json.loads((out / "scored" / "scorecard.json").read_text())["decision_reasons"]
+    assert not [r for r in reasons if "not scored" in r], reasons
+    text = (out / "thresholds.toml").read_text()
+    assert "# Left out by `ragcard init`: the question set has no must-pass items" in text
+    assert '\nmeasure = "answer_correctness"' in text  # what an import can score stays
+
+
 def test_what_cannot_be_imported_is_bad_input(tmp_path: Path) -> None:
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"user_input": "q?"}\nnot json\n')

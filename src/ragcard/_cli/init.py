@@ -10,8 +10,9 @@ from typing import Annotated
 import typer
 
 from ragcard._cli._common import err, user_errors
+from ragcard.decision.template_fit import fit_template
 from ragcard.decision.thresholds import TEMPLATES, template_text
-from ragcard.errors import ConfigError
+from ragcard.errors import ConfigError, InputError
 from ragcard.outputs._writing import write_atomic
 
 _CONFIG = """[project]
@@ -59,16 +60,37 @@ def _next_steps(folder: Path, example: bool) -> list[str]:
             "then replace my_agent.py with a call to your agent (docs/agents.md) and the "
             "corpus and questions with yours (docs/formats.md)",
         ]
+    written = (folder / "questions.jsonl").is_file() and (folder / "corpus.jsonl").is_file()
     return [
         "next:",
-        f"  write {folder / 'questions.jsonl'} and {folder / 'corpus.jsonl'} "
-        "(docs/formats.md)",
+        *([] if written else [f"  write {folder / 'questions.jsonl'} and "
+                              f"{folder / 'corpus.jsonl'} (docs/formats.md)"]),
         f"  write {folder / 'my_agent.py'} with answer(request) -> response (docs/agents.md), "
         "or change [agent]",
         f"  check the thresholds and their reasons in {folder / 'thresholds.toml'}",
         f"  ragcard run {shown}",
         "or start from a working sample: ragcard init --example FOLDER",
     ]
+
+
+def _fitted(folder: Path, template: str, example: bool) -> tuple[str, list[str]]:
+    """The template, fitted to a question set (and recorded responses) already in ``folder``
+    — an imported dataset: gates these inputs can never score are left out, saying why."""
+    questions_path, responses_path = folder / "questions.jsonl", folder / "responses.jsonl"
+    if example or not questions_path.is_file():
+        return template, []
+    from ragcard.inputs.questions import load_questions
+    from ragcard.inputs.responses import load_responses
+
+    try:
+        questions = load_questions(questions_path).questions
+        cites = None
+        if responses_path.is_file():
+            cites = any(getattr(r, "resolved_citations", list)() for r in
+                        load_responses(responses_path))  # fmt: skip
+    except InputError:
+        return template, []  # (the run lists the problems; the template stays whole)
+    return fit_template(template, questions, cites)
 
 
 @user_errors
@@ -90,7 +112,7 @@ def init_command(
     with --example a whole sample project, and the commands to run next."""
     if example and kit != "knowledge-base":
         raise ConfigError("--example is a knowledge-base project: drop --kit or --example")
-    thresholds = template_text(kit)
+    thresholds, left_out = _fitted(folder, template_text(kit), example)
     project = name or (_EXAMPLE_NAME if example else "my knowledge agent")
     targets = {
         folder / "ragcard.toml": _CONFIG.format(name=project, kit=kit),
@@ -107,5 +129,8 @@ def init_command(
     for path, text in targets.items():
         write_atomic(path, text)
         err.print(f"wrote {path}", markup=False, highlight=False)
+    for note in left_out:
+        err.print(f"thresholds.toml: left out the gate on {note} (commented out, with why)",
+                  markup=False, highlight=False)  # fmt: skip
     for line in _next_steps(folder, example):
         err.print(line, markup=False, highlight=False)
