@@ -20,7 +20,8 @@ is tried (agents that log to stdout). A non-zero exit raises
 :class:`~ragcard.errors.AgentTransportError` with the tail of stderr (transient only with
 ``retry_on_exit``); a timeout kills the process and its children and raises
 :class:`AgentTimeout`; unusable stdout raises :class:`AgentOutputError` with the raw text.
-Latency includes starting the process.
+Latency includes starting the process. A command still running when ragcard ends — however it
+ends, ``kill -9`` included — is killed with its children (:mod:`ragcard.adapters._reaper`).
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ from ragcard.adapters._common import (
     load_config,
     make_reply,
 )
+from ragcard.adapters._reaper import forget_group, watch_group
 from ragcard.adapters.base import AgentCall, AgentReply
 from ragcard.errors import AgentOutputError, AgentTransportError, ConfigError
 from ragcard.inputs.responses import AgentResponse
@@ -114,6 +116,9 @@ class CommandAdapter:
         timeout = config.timeout or call.timeout_s
         start = time.monotonic()
         process = await self._start()
+        grouped = os.name == "posix"
+        if grouped:  # killed with it if ragcard dies mid-call (kill -9, SIGTERM)
+            watch_group(process.pid)
         try:
             async with deadline(timeout, f"command {self._program}"):
                 stdout, stderr = await process.communicate(stdin)
@@ -121,6 +126,8 @@ class CommandAdapter:
             if process.returncode is None:  # timed out or cancelled: leave nothing running
                 _kill(process)
                 await process.wait()
+            if grouped:
+                forget_group(process.pid)
         measured = (time.monotonic() - start) * 1000.0
         if process.returncode:  # non-zero (never None once communicate returned)
             raise self._exit_error(process.returncode, stderr)
