@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import resource
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -110,3 +114,28 @@ def test_default_output_is_trec_evals_byte_for_byte() -> None:
     )
     assert result.exit_code == 0, result.output
     assert result.stdout == (FIXTURE / "out.test").read_text()
+
+
+def _trec_process(qrels: str, run: str) -> subprocess.CompletedProcess[str]:
+    def bounded() -> None:  # an endless read must fail, not take the machine's memory
+        resource.setrlimit(resource.RLIMIT_AS, (2 * 1024**3, 2 * 1024**3))
+
+    return subprocess.run([sys.executable, "-m", "ragcard", "trec", qrels, run],
+                          capture_output=True, text=True, timeout=120, preexec_fn=bounded)
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="no /dev/zero here")
+def test_devices_are_refused_not_read_forever() -> None:
+    done = _trec_process("/dev/zero", "/dev/zero")
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert "/dev/zero: is a character device, not a regular file" in done.stderr
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
+def test_a_named_pipe_is_refused_without_blocking(tmp_path: Path) -> None:
+    fifo = tmp_path / "qrels.fifo"
+    os.mkfifo(fifo)
+    (tmp_path / "run.txt").write_text(RUN)
+    done = _trec_process(str(fifo), str(tmp_path / "run.txt"))
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert "is a named pipe (FIFO), not a regular file" in done.stderr

@@ -18,11 +18,13 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ragcard.errors import InputError, Problem
+from ragcard.inputs._limits import not_a_regular_file
 
 __all__ = ["Qrels", "Run", "RunFile", "read_qrels", "read_run"]
 
@@ -75,6 +77,12 @@ class _Collector:
 def _content_lines(path: Path) -> Iterator[tuple[int, list[str]]]:
     """Yield ``(line_number, fields)`` for each non-blank, non-comment line."""
     try:
+        # a device or a pipe never ends (`ragcard trec /dev/zero /dev/zero` would read forever)
+        # and a FIFO blocks the open itself: only a regular file is read, symlinks followed
+        why = not_a_regular_file(path, sys.maxsize)
+        if why is not None and not why.startswith("is a folder"):
+            raise InputError(Problem(str(path), None, None, why,
+                                     fix="give the path of a regular file"))  # fmt: skip
         # surrogateescape: document ids are opaque bytes to trec_eval; never fail on encoding.
         handle = path.open(encoding="utf-8", errors="surrogateescape")
     except FileNotFoundError:
@@ -85,6 +93,10 @@ def _content_lines(path: Path) -> Iterator[tuple[int, list[str]]]:
         raise InputError(
             Problem(str(path), None, None, "is a directory, not a file", fix="give a file path")
         ) from None
+    except OSError as error:  # permission denied, a symlink loop …
+        raise InputError(Problem(str(path), None, None,
+                                 f"cannot be read ({error.strerror or error})",
+                                 fix="check the path and its permissions")) from None  # fmt: skip
     with handle:
         for number, line in enumerate(handle, start=1):
             # str.split() also splits on non-ASCII spaces (NBSP, …) that C's isspace does not
