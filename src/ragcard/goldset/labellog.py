@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import sqlalchemy as sa
+from sqlalchemy.engine import Connection
 
 from ragcard.errors import ConfigError, InputError, Problem
 from ragcard.inputs.questions import Question, QuestionSet
@@ -108,13 +109,17 @@ def _now() -> dt.datetime:
 
 def _latest(store: HistoryStore, question_set: str) -> dict[str, dict[str, Any]]:
     """Each item's latest recorded labels (and sha256) for a question set."""
+    with store.tables(_meta) as conn:
+        return _latest_in(conn, question_set)
+
+
+def _latest_in(conn: Connection, question_set: str) -> dict[str, dict[str, Any]]:
     query = (
         sa.select(_labels.c.item, _labels.c.labels, _labels.c.sha256)
         .where(_labels.c.question_set == question_set)
         .order_by(_labels.c.id)
     )
-    with store.tables(_meta) as conn:
-        rows = conn.execute(query).all()
+    rows = conn.execute(query).all()
     return {item: {"labels": labels, "sha256": sha} for item, labels, sha in rows}
 
 
@@ -133,8 +138,16 @@ def _changes(recorded: dict[str, dict[str, Any]], questions: QuestionSet) -> lis
 
 def check_label_log(store: HistoryStore, question_set: str, questions: QuestionSet) -> None:
     """Refuse (:class:`InputError`, one problem per item) a question set whose labels changed
-    since they were recorded without an amendment; record the labels of new items."""
-    recorded = _latest(store, question_set)
+    since they were recorded without an amendment; record the labels of new items.
+
+    The check and the recording are one transaction holding the write lock, so processes
+    scoring the same new set at once record each item once (the later ones find the rows)."""
+    with store.tables(_meta, write=True) as conn:
+        _check_and_record(conn, question_set, questions)
+
+
+def _check_and_record(conn: Connection, question_set: str, questions: QuestionSet) -> None:
+    recorded = _latest_in(conn, question_set)
     changed = _changes(recorded, questions)
     if changed:
         raise InputError(
@@ -165,8 +178,7 @@ def check_label_log(store: HistoryStore, question_set: str, questions: QuestionS
             }  # fmt: skip
             for q in new
         ]
-        with store.tables(_meta) as conn:
-            conn.execute(_labels.insert(), rows)
+        conn.execute(_labels.insert(), rows)
 
 
 def amend_items(
@@ -188,7 +200,21 @@ def amend_items(
         close = {i: difflib.get_close_matches(i, list(by_id), n=3) for i in unknown}
         hints = "; ".join(f"{i} (close: {', '.join(c) or 'none'})" for i, c in close.items())
         raise ConfigError(f"no such item in {questions.path}: {hints}")
-    recorded = _latest(store, question_set)
+    with store.tables(_meta, write=True) as conn:  # read and write as one (no duplicate)
+        return _amend_in(conn, question_set, questions, items, reason=reason, by=by)
+
+
+def _amend_in(
+    conn: Connection,
+    question_set: str,
+    questions: QuestionSet,
+    items: list[str],
+    *,
+    reason: str,
+    by: str,
+) -> list[LabelChange]:
+    by_id = questions.by_id()
+    recorded = _latest_in(conn, question_set)
     if not recorded:
         raise ConfigError(
             f"no labels are recorded for this question set yet ({question_set}): the first "
@@ -215,8 +241,7 @@ def amend_items(
         rows.append({"question_set": question_set, "item": item, "labels": labels,
                      "sha256": _sha(labels), "kind": "amended", "by": by.strip(),
                      "reason": reason.strip(), "previous": previous, "at": now})  # fmt: skip
-    with store.tables(_meta) as conn:
-        conn.execute(_labels.insert(), rows)
+    conn.execute(_labels.insert(), rows)
     return [changed[i] for i in items if i in changed]
 
 

@@ -34,7 +34,7 @@ from ragcard.errors import ConfigError, InputError, MissingExtraError, Problem
 
 __all__ = [
     "HISTORY_FILE", "SCHEMA_VERSION", "HistoryStore", "Override", "RunEntry", "Signature",
-    "ThresholdLock", "default_history_url", "new_run_id", "run_id"
+    "ThresholdLock", "create_tables", "default_history_url", "new_run_id", "run_id"
 ]  # fmt: skip
 
 SCHEMA_VERSION = 1
@@ -241,11 +241,15 @@ class HistoryStore:
         return self.get(entry.id)
 
     @contextmanager
-    def tables(self, meta: sa.MetaData) -> Iterator[Connection]:
-        """A transaction on the history's database with ``meta``'s tables created if missing:
-        for stages that keep their own records beside the runs (blind review, red-team)."""
-        with self._begin() as conn:
-            meta.create_all(conn, checkfirst=True)
+    def tables(self, meta: sa.MetaData, *, write: bool = False) -> Iterator[Connection]:
+        """A transaction on the history's database with ``meta``'s tables created if missing
+        (safely when many processes do it at once: :func:`create_tables`): for stages that keep
+        their own records beside the runs (blind review, red-team, the label log). ``write``:
+        the transaction holds the database's write lock from its start (SQLite ``BEGIN
+        IMMEDIATE``, a PostgreSQL advisory lock), so that what it reads is still true when it
+        writes — two processes never both find a row missing and both add it."""
+        with self._begin(write=write) as conn:
+            create_tables(conn, meta)
             yield conn
 
     def last_run(self, project: str, question_set_sha: str | None = None) -> RunEntry | None:
@@ -350,9 +354,11 @@ class HistoryStore:
             conn.execute(table.insert().values({k: _utc(v) for k, v in row.items()}))
 
     @contextmanager
-    def _begin(self) -> Iterator[Connection]:
+    def _begin(self, write: bool = False) -> Iterator[Connection]:
         try:
             with self._engine.begin() as conn:
+                if write:
+                    _write_lock(conn)
                 if not self._ready:  # first use: create the tables, check the schema version
                     _create_schema(conn)
                     version = conn.execute(sa.select(_info.c.value).where(_info.c.key == "schema"))
@@ -369,17 +375,37 @@ _NEWEST = (_runs.c.created_at.desc(), _runs.c.id.desc())
 _SCHEMA_LOCK = 0x7261_6763_6172_64
 
 
-def _create_schema(conn: Connection) -> None:
-    """Create what is missing, safe when many processes use a new history at once: every
-    statement is ``IF NOT EXISTS`` and the schema row an insert that ignores a conflict; on
+#: PostgreSQL advisory lock of a ``write`` transaction (any constant; "rcwrite").
+_WRITE_LOCK = 0x7263_7772_6974_65
+
+
+def _write_lock(conn: Connection) -> None:
+    """Take the database's write lock at the start of ``conn``'s transaction (SQLite waits
+    for it up to the engine's 30 s timeout)."""
+    if conn.dialect.name == "sqlite":
+        conn.exec_driver_sql("BEGIN IMMEDIATE")
+    elif conn.dialect.name == "postgresql":
+        conn.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": _WRITE_LOCK})
+
+
+def create_tables(conn: Connection, meta: sa.MetaData) -> None:
+    """Create ``meta``'s missing tables and indexes, safe when many processes use a new
+    history at once: every statement is ``IF NOT EXISTS`` (a check-then-create would fail
+    with "table … already exists" when another process created it in between); on
     PostgreSQL (where two concurrent ``CREATE TABLE IF NOT EXISTS`` can still collide in its
     catalogue) the creation runs under a transaction-wide advisory lock."""
     if conn.dialect.name == "postgresql":
         conn.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": _SCHEMA_LOCK})
-    for table in _meta.sorted_tables:
+    for table in meta.sorted_tables:
         conn.execute(CreateTable(table, if_not_exists=True))
         for index in sorted(table.indexes, key=lambda index: str(index.name)):
             conn.execute(CreateIndex(index, if_not_exists=True))
+
+
+def _create_schema(conn: Connection) -> None:
+    """Create what is missing (:func:`create_tables`); the schema row is an insert that
+    ignores a conflict."""
+    create_tables(conn, _meta)
     insert = sqlite_insert if conn.dialect.name == "sqlite" else postgresql_insert
     row = {"key": "schema", "value": str(SCHEMA_VERSION)}
     conn.execute(insert(_info).values(**row).on_conflict_do_nothing(index_elements=["key"]))

@@ -25,10 +25,10 @@ from typing import Any, Literal
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
-from sqlalchemy.exc import IntegrityError, OperationalError, ProgrammingError
+from sqlalchemy.exc import OperationalError
 
 from ragcard.errors import ConfigError
-from ragcard.outputs.history import _create_engine
+from ragcard.outputs.history import _create_engine, create_tables
 
 __all__ = ["STATUSES", "Finding", "FindingStore", "RedteamRun", "VariantResult", "finding_id"]
 
@@ -153,16 +153,9 @@ class FindingStore:
         self._engine.dispose()
 
     def _create_tables(self) -> None:
-        """Create the tables on first use; a concurrent first use may win the race (the
-        second try then finds them)."""
-        for attempt in (1, 2):
-            try:
-                with self._engine.begin() as conn:
-                    _meta.create_all(conn, checkfirst=True)
-                return
-            except (IntegrityError, ProgrammingError):
-                if attempt == 2:
-                    raise
+        """Create the tables on first use, safely when many processes do it at once."""
+        with self._engine.begin() as conn:
+            create_tables(conn, _meta)
 
     @contextmanager
     def _begin(self) -> Iterator[Connection]:
