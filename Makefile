@@ -18,8 +18,12 @@ dev: $(BIN)/python
 	$(BIN)/pip install -q -e '.[dev]'
 
 # Exit code 1 means the decision was HOLD: the demo still succeeded in producing a scorecard.
+# Its eval record (about 1.7 MB a run) goes under out/ with the rest of the demo's output, not
+# into examples/handbook/eval/: the examples stay as shipped however often the demo runs, and
+# `make clean` removes it all.
 demo: install
-	$(BIN)/ragcard run examples/handbook --fresh --out out/handbook; rc=$$?; [ $$rc -le 1 ]
+	$(BIN)/ragcard run examples/handbook --fresh --out out/handbook --eval-dir out/handbook-eval; \
+	  rc=$$?; [ $$rc -le 1 ]
 
 # The shipped run the GitHub workflow gates against (.github/workflows/ragcard.yml): rerun it
 # when a change to the agent, judge or scoring is meant to move the results, and commit it.
@@ -30,7 +34,8 @@ shipped: install
 	rm -f examples/handbook/shipped/run.json
 
 demo-persona: install
-	$(BIN)/ragcard run examples/persona --fresh --out out/persona; rc=$$?; [ $$rc -le 1 ]
+	$(BIN)/ragcard run examples/persona --fresh --out out/persona --eval-dir out/persona-eval; \
+	  rc=$$?; [ $$rc -le 1 ]
 
 lint: dev
 	$(BIN)/ruff check src tests benchmarks

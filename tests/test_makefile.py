@@ -45,3 +45,21 @@ def test_make_test_fails_when_only_types_fail(tmp_path: Path) -> None:
         capture_output=True, text=True, timeout=60,
     )
     assert done.returncode != 0
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed here")
+@pytest.mark.parametrize("target", ["demo", "demo-persona"])
+def test_the_demos_keep_their_eval_records_under_out(target: str) -> None:
+    """A demo run adds ~1.7 MB of eval record: under out/, never into examples/*/eval/."""
+    done = subprocess.run(["make", "-n", "-C", str(ROOT), "-o", "install", target],
+                          capture_output=True, text=True, timeout=60, check=True)  # fmt: skip
+    runs = [line for line in done.stdout.splitlines() if "ragcard run examples/" in line]
+    assert runs and all("--eval-dir out/" in line for line in runs), done.stdout
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed here")
+def test_make_shipped_is_as_it_was() -> None:
+    done = subprocess.run(["make", "-n", "-C", str(ROOT), "-o", "install", "shipped"],
+                          capture_output=True, text=True, timeout=60, check=True)  # fmt: skip
+    assert "--out examples/handbook/shipped" in done.stdout
+    assert "--eval-dir out/shipped-eval" in done.stdout
