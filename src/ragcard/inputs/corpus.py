@@ -102,7 +102,7 @@ def _rejected_names(path: Path, numbers: set[int]) -> tuple[set[str], set[str]] 
             continue
         try:
             data = json.loads(line) if isinstance(line, str) else None
-        except ValueError:
+        except (ValueError, RecursionError):  # (a line nested too deep is a problem of its own)
             data = None
         if not isinstance(data, dict) or not isinstance(data.get("id"), str):
             return None
