@@ -101,3 +101,11 @@ def test_the_schema_rejects_what_ci_tools_would_not_read(tmp_path: Path, bad: st
     path.write_text(bad)
     with pytest.raises(xmlschema.XMLSchemaValidationError):
         SCHEMA.validate(str(path))
+
+
+def test_a_missed_value_is_rounded_as_the_scorecard_table_rounds_it() -> None:
+    from ragcard.report.junit import _value
+
+    assert _value({"value": 0.51449, "n": 104, "ci": [0.41, 0.61]}, "rate").startswith("0.514 [")
+    assert _value({"value": 11, "n": 25}, "count") == "11 (n=25)"
+    assert _value({"value": 84.6, "n": 417}, "quantile") == "85 ms (n=417)"

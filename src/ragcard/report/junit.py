@@ -50,10 +50,13 @@ class Suite:
     properties: dict[str, str] = field(default_factory=dict)
 
 
-def _value(result: dict[str, Any] | None) -> str:
+def _value(result: dict[str, Any] | None, kind: str | None = None) -> str:
+    """A result rounded as the scorecard's tables round it (MetricValue.shown)."""
     if not result:
         return "not scored"
-    text = f"{result['value']:.4g}"
+    value = float(result["value"])
+    text = (f"{value:g}" if kind == "count" else f"{value:.0f} ms" if kind == "quantile"
+            else f"{value:.3f}")  # fmt: skip
     if result.get("ci"):
         text += f" [{result['ci'][0]:.3f}, {result['ci'][1]:.3f}]"
     return text + f" (n={result['n']})"
@@ -70,6 +73,7 @@ def _read(folder: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
 
 def _threshold_cases(card: dict[str, Any]) -> list[TestCase]:
     layers = {name: spec.get("layer") for name, spec in card.get("metric_specs", {}).items()}
+    kinds = {name: spec.get("kind") for name, spec in card.get("metric_specs", {}).items()}
     cases = []
     for t in card.get("thresholds", []):
         measure = str(t["measure"])
@@ -79,7 +83,8 @@ def _threshold_cases(card: dict[str, Any]) -> list[TestCase]:
             continue
         line = f"threshold {t['comparison']} {t['value']:g}"
         if t["status"] == "missed":
-            message = f"{measure} missed: got {_value(t.get('result'))}; {line}"
+            shown = _value(t.get("result"), kinds.get(measure.split("[", 1)[0]))
+            message = f"{measure} missed: got {shown}; {line}"
         elif t["status"] == "not_distinguishable":  # partial (ragcard.aggregation.coverage)
             message = f"{measure} not distinguishable: {t.get('note')}; {line}"
         else:  # unscored: it holds the decision (what was not measured cannot ship)
