@@ -12,6 +12,7 @@ import asyncio
 import dataclasses
 import getpass
 import json
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -55,10 +56,15 @@ from ragcard.pipeline.evaluation import (
 )
 from ragcard.pipeline.preflight import check_project
 from ragcard.pipeline.project import freeze
+from ragcard.redteam.leftovers import repair_leftovers
 from ragcard.redteam.measures import project_measures
 from ragcard.report.comparison import render_comparison_markdown
 
 __all__ = ["run_evaluation"]
+
+
+def _say(message: str) -> None:
+    print(f"ragcard: {message}", file=sys.stderr)
 
 
 def run_evaluation(
@@ -103,6 +109,8 @@ def run_evaluation(
     out = Path(out_dir) if out_dir is not None else config.resolve(run.out)
     spec = checked.agent_spec
     history = checked.history_url
+    # test passages a killed red-team run left in the agent's index go before anything runs
+    repair_leftovers(history, config.project.name, _say)
     who = by or getpass.getuser()
     with HistoryStore(history) as store:
         loosening = _check_lock(store, config, inputs, override_reason)
