@@ -214,6 +214,7 @@ def _evaluate_contrast(
     """``judges evaluate --dataset contrast``: the share of each kind the judge gets right."""
     from ragcard.judges.metaeval.contrast_data import build_contrast, limit_sources
     from ragcard.judges.metaeval.contrast_report import evaluate_contrast, format_contrast
+    from ragcard.judges.metaeval.examples import Part
 
     if len(set(names)) > 1:
         raise ConfigError("the contrast benchmark is evaluated in its own run: give it alone")
@@ -235,7 +236,7 @@ def _evaluate_contrast(
         if limit < 1:
             raise ConfigError(f"--limit must be at least 1, got {limit}")
         contrast = limit_sources(contrast, limit)
-    part = "dev" if split == "dev" else "test"
+    part: Part = "dev" if split == "dev" else "test"
     typer.echo(format_contrast(evaluate_contrast(judge, contrast, part), misses), nl=False)
 
 

@@ -299,7 +299,7 @@ _FLIP: dict[str, str] = {}
 for _a, _b in _PAIRS:
     _FLIP.setdefault(_a, _b)
     _FLIP.setdefault(_b, _a)
-_FLIP["all"] = "some"
+_FLIP.pop("all")  # "all" -> "some" is entailed (a weaker claim), not a contrast
 _FLIP_RE = re.compile(
     r"\b(" + "|".join(sorted(map(re.escape, _FLIP), key=len, reverse=True)) + r")\b", re.I
 )
@@ -344,6 +344,13 @@ _FIGURE = re.compile(
 )
 
 
+_UPPER_BOUND = re.compile(
+    r"\b(?:before|under|up to|less than|fewer than|within|no more than|at most|maximum(?: of)?|"
+    r"below|until|by|max\.?)\s+[£$€]?$",
+    re.I,
+)
+
+
 def change_figure(sentence: str, passage: str, rng: random.Random) -> Variant | None:
     """One figure changed: a digit value +1..3 (a year too), a number word to the next one."""
     del passage
@@ -354,6 +361,10 @@ def change_figure(sentence: str, passage: str, rng: random.Random) -> Variant | 
     if match.group(1):
         raw = match.group(1)
         step = rng.randint(1, 3)
+        # Under an upper bound ("up to 20", "before 12") a larger figure is a weaker claim the
+        # passage may still entail; a smaller one is a stronger claim, and unsupported.
+        if _UPPER_BOUND.search(sentence[: match.start()]) and float(raw.replace(",", "")) > step:
+            step = -step
         if "," in raw:
             new = f"{int(raw.replace(',', '')) + step * 10 ** (len(raw.split(',')[-1])):,}"
         elif "." in raw:
@@ -438,13 +449,13 @@ def reorder(sentence: str, passage: str, rng: random.Random) -> Variant | None:
 
 
 _UNITS: list[tuple[re.Pattern[str], Callable[[re.Match[str]], str]]] = [
-    (re.compile(r"£(\d[\d,.]*\d|\d)(?![\d.,]*\s*(?:million|billion|bn|m)\b)"),
+    (re.compile(r"(?<![–-])£(\d[\d,.]*\d|\d)(?![\d.,]*\s*(?:million|billion|bn|m)\b)"),
      lambda m: f"{m.group(1)} pounds"),
-    (re.compile(r"\$(\d[\d,.]*\d|\d)(?![\d.,]*\s*(?:million|billion|bn|m)\b)"),
+    (re.compile(r"(?<![–-])\$(\d[\d,.]*\d|\d)(?![\d.,]*\s*(?:million|billion|bn|m)\b)"),
      lambda m: f"{m.group(1)} dollars"),
-    (re.compile(r"€(\d[\d,.]*\d|\d)(?![\d.,]*\s*(?:million|billion|bn|m)\b)"),
+    (re.compile(r"(?<![–-])€(\d[\d,.]*\d|\d)(?![\d.,]*\s*(?:million|billion|bn|m)\b)"),
      lambda m: f"{m.group(1)} euros"),
-    (re.compile(r"(\d)\s?%"), lambda m: f"{m.group(1)} percent"),
+    (re.compile(r"(?<![\d.,])(\d[\d.,]*)\s?%"), lambda m: f"{m.group(1)} percent"),
     (re.compile(r"(\d)\s?(?:km)\b"), lambda m: f"{m.group(1)} kilometres"),
     (re.compile(r"(\d)\s?(?:kg)\b"), lambda m: f"{m.group(1)} kilograms"),
     (re.compile(r"\b(?:per|a|each) (day|week|month|year)\b(?!s)"),

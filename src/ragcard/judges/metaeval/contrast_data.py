@@ -31,6 +31,7 @@ import json
 import random
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from ragcard._sentences import split_sentences
 from ragcard.judges.metaeval.contrast import GENERATORS, Variant
@@ -105,7 +106,7 @@ def _one_sentence(text: str) -> str | None:
     return text if text and len(split_sentences(text)) == 1 else None
 
 
-def _read_jsonl(path: Path) -> list[dict]:
+def _read_jsonl(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]
 
 

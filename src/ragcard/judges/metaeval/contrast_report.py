@@ -50,6 +50,10 @@ class KindRow:
     n: int
     right: int
     failures: int
+    #: The same over the variants whose unchanged sentence the judge supports (a contrast
+    #: caught only because the judge refuses the original too is no contrast caught).
+    paired_n: int = 0
+    paired_right: int = 0
 
     @property
     def share(self) -> float | None:
@@ -68,6 +72,11 @@ class ContrastEvaluation:
     contrast: ContrastSet
 
     def rows(self, corpus: str = "all") -> list[KindRow]:
+        supported = {
+            j.item.source.id
+            for j in self.judged
+            if j.item.variant.kind == "original" and j.supported
+        }
         rows = []
         for kind in KINDS:
             mine = [
@@ -75,13 +84,17 @@ class ContrastEvaluation:
                 if j.item.variant.kind == kind and corpus in ("all", j.item.source.corpus)
             ]  # fmt: skip
             scored = [j for j in mine if j.right is not None]
+            paired = [j for j in scored if j.item.source.id in supported]
+            right = sum(bool(j.right) for j in scored)
             rows.append(
                 KindRow(
                     kind,
                     corpus,
                     len(scored),
-                    sum(bool(j.right) for j in scored),
+                    right,
                     len(mine) - len(scored),
+                    len(paired),
+                    sum(bool(j.right) for j in paired),
                 )  # fmt: skip
             )
         return rows
@@ -99,7 +112,9 @@ async def _judge_one(judge: Judge, item: ContrastItem) -> JudgedItem:
     return JudgedItem(item, verdict.supported, verdict.score, verdict.reason)
 
 
-async def _judge_all(judge: Judge, items: Sequence[ContrastItem], concurrency: int) -> list:
+async def _judge_all(
+    judge: Judge, items: Sequence[ContrastItem], concurrency: int
+) -> list[JudgedItem]:
     gate = asyncio.Semaphore(max(1, concurrency))
 
     async def bounded(item: ContrastItem) -> JudgedItem:
@@ -123,9 +138,12 @@ def _row_line(row: KindRow) -> str:
         return f"  {row.kind:<17} {wanted:<10} {'n/a':>6}  {'':<16}  n={row.n:<5}"
     low, high = row.interval or (0.0, 0.0)
     failed = f"  judge failures {row.failures}" if row.failures else ""
+    paired = ""
+    if row.kind != "original" and row.paired_n:
+        paired = f"  original supported: {row.paired_right / row.paired_n:.1%} of {row.paired_n}"
     return (
         f"  {row.kind:<17} {wanted:<10} {row.share:>6.1%}  [{low:.1%}, {high:.1%}]".ljust(48)
-        + f"  n={row.n:<5} ({row.right} right){failed}"
+        + f"  n={row.n:<5}{paired}{failed}"
     )
 
 
@@ -156,7 +174,8 @@ def format_contrast(evaluation: ContrastEvaluation, misses: int = 0) -> str:
         f"contrast benchmark [contrast], {evaluation.part} part",
         f"  split: {contrast.split_rule}",
         "  contrast kinds: share caught (judged unsupported); faithful kinds: share supported; "
-        "95% Wilson intervals",
+        "95% Wilson intervals; then the same over the variants whose unchanged sentence the "
+        "judge supports",
         *(_row_line(row) for row in evaluation.rows()),
         "  by corpus (share right, n):",
     ]
