@@ -108,6 +108,13 @@ _NOT_VERB_BEFORE = set(
 )
 
 
+_SUBORDINATE = re.compile(
+    r"\b(?:when|which|who|whom|whose|that|where|if|because|while|although|though|since|"
+    r"after|before|until|as)\b[^,;]*$",
+    re.I,
+)
+
+
 def negate(sentence: str, passage: str, rng: random.Random) -> Variant | None:
     """The sentence with one negation removed, or one added; ``None`` when neither applies."""
     del passage, rng
@@ -130,9 +137,10 @@ def negate(sentence: str, passage: str, rng: random.Random) -> Variant | None:
         return Variant("negation", _replace(sentence, *found.span(), new), f"{whole} -> {new}")
     if _NEGATIVE.search(sentence):
         return None  # a second negative word would make a double negation, not a contrast
-    for aux in _AUX.finditer(sentence):
-        if aux.start() == 0:
-            continue
+    auxiliaries = [aux for aux in _AUX.finditer(sentence) if aux.start() > 0]
+    # The main clause's auxiliary first: one in a "when …" or "which …" clause negates a detail.
+    auxiliaries.sort(key=lambda aux: bool(_SUBORDINATE.search(sentence[: aux.start()])))
+    for aux in auxiliaries:
         word = aux.group(1)
         after = sentence[aux.end() :].split(maxsplit=1)
         following = after[0].strip(",.;:") if after else ""
@@ -213,8 +221,36 @@ def _names(text: str) -> list[tuple[int, int, str]]:
     return spans
 
 
+_ORG_WORDS = set(
+    "University College School Church Court Department Office Officer Act Party Museum Council "
+    "Committee Ministry Board Bank Company Team Service Agency Institute Society Club League "
+    "Association Union Army Navy Force Corporation Group Foundation Commission Parliament "
+    "Editor Director Manager President Head Partner Chief Minister Secretary Lady Lord King "
+    "Queen Prince Duke General Captain Professor Award Prize Cup Tour Championship Festival "
+    "River Lake Mount Mountain Island Sea Ocean Bay Valley Park Street Road Avenue City County "
+    "State States Province Republic Kingdom Empire North South East West Northern Southern".split()
+)
+
+
 def _name_class(name: str) -> str:
-    return "code" if _CODE.match(name.replace(" ", "")) else "name"
+    """A rough sort of name, so a person is swapped for a person and a code for a code: code
+    (digits or capitals), institution, role or place (by its words), person-like (several
+    capitalised words), single word."""
+    if _CODE.match(name.replace(" ", "")) or any(_CODE.match(w) for w in name.split()):
+        return "code"
+    words = name.split()
+    if _ORG_WORDS & set(words):
+        return "institution"
+    return "several" if len(words) > 1 else "single"
+
+
+def _same_referent(one: str, other: str) -> bool:
+    """An acronym and its expansion ("UCF" and "University of Central Florida")."""
+    for short, long in ((one, other), (other, one)):
+        initials = "".join(w[0] for w in long.split() if w[:1].isupper())
+        if any(len(w) > 1 and w.isupper() and w == initials for w in short.split()):
+            return True
+    return False
 
 
 def _listed_together(passage: str, one: str, other: str) -> bool:
@@ -256,7 +292,15 @@ def swap_name(sentence: str, passage: str, rng: random.Random) -> Variant | None
         first = mine[0][2]
         if f" {first}" not in passage and first.split()[0] not in passage[1:]:
             mine = mine[1:]  # a capital only because the sentence starts there
+    # A name joined to the next by "and" may be half of one ("National Air and Space Museum").
+    mine = [
+        (start, end, name)
+        for start, end, name in mine
+        if not re.match(r"\s+and\s+[A-Z]", sentence[end:])
+        and not re.search(r"[A-Z]\w*\s+and\s+$", sentence[:start])
+    ]
     theirs = _passage_names(passage)
+    in_sentence = set(_WORD.findall(sentence.lower()))
     options: list[tuple[int, int, str, str]] = []
     for start, end, name in mine:
         words = set(name.lower().split())
@@ -264,8 +308,9 @@ def swap_name(sentence: str, passage: str, rng: random.Random) -> Variant | None
             other
             for other in theirs
             if other not in sentence
-            and not words & set(other.lower().split())
+            and not (words | in_sentence) & set(other.lower().split())
             and _name_class(other) == _name_class(name)
+            and not _same_referent(name, other)
             and not _listed_together(passage, name, other)
         ]
         # A name of as many words is likelier to be of the same sort (a person for a person).
@@ -315,6 +360,9 @@ _IDIOMS = re.compile(
 )
 
 
+_NEGATED_NEXT = re.compile(r"\s+(?:not|never|only)\b", re.I)
+
+
 def flip_relation(sentence: str, passage: str, rng: random.Random) -> Variant | None:
     """One relation, quantifier or modality word flipped; ``None`` without one."""
     del passage
@@ -324,6 +372,8 @@ def flip_relation(sentence: str, passage: str, rng: random.Random) -> Variant | 
         for m in _FLIP_RE.finditer(sentence)
         if m.group(1)[:1].islower() or m.start() == 0
         if not any(s <= m.start() < e for s, e in idioms)
+        # "must not" and "may not", "must never" and "may never" forbid alike.
+        if not (m.group(1).lower() in {"must", "may"} and _NEGATED_NEXT.match(sentence[m.end() :]))
     ]
     if not options:
         return None
@@ -375,7 +425,8 @@ def change_figure(sentence: str, passage: str, rng: random.Random) -> Variant | 
     else:
         word = match.group(2)
         index = _NUMBER_WORDS.index(word.lower())
-        new = _case_like(_NUMBER_WORDS[(index + 1) % len(_NUMBER_WORDS)], word)
+        down = index > 0 and _UPPER_BOUND.search(sentence[: match.start()])
+        new = _case_like(_NUMBER_WORDS[(index + (-1 if down else 1)) % len(_NUMBER_WORDS)], word)
     old = match.group(0)
     return Variant("changed-figure", _replace(sentence, *match.span(), new), f"{old} -> {new}")
 
@@ -409,6 +460,29 @@ def _one_clause(text: str) -> bool:
     return len(text.split()) <= 25 and not _CLAUSE_BREAK.search(text)
 
 
+#: Two plain words joined by "and" ("civil and religious", "heat and fuel"), not after a word
+#: that orders them ("between", "from", "first") and not before "respectively" or "then".
+_TWO_WORDS = re.compile(
+    r"(?<!between )(?<!from )(?<!first )(?<!then )(?<![-\w])([a-z]{3,}) and ([a-z]{3,})\b"
+    r"(?! respectively| then| later)(?![-'])"
+)
+_BEFORE_PAIR = set("the a an of for in by with to his her their its who on at".split())
+_NOT_SWAPPED = set(
+    "the and but that this these those then than with from into onto upon over under after "
+    "before which who whom whose where when what while also was were are has have had been "
+    "its his her their our your they them she him you can could will would should must may "
+    "might not all any each some more most less other such only very was did does done there yes "
+    "according".split()
+)
+
+
+def _subject_first(phrase: str, rest: str) -> bool:
+    """Whether ``rest`` starts with its subject (a name, a pronoun, a determiner) after a short
+    leading ``phrase``: "During probation only sick pay applies, topped up …" does not."""
+    first = rest.split(maxsplit=1)[0]
+    return len(phrase.split()) <= 8 and (first[:1].isupper() or first.capitalize() in _LOWER_FIRST)
+
+
 def _lower_first(text: str) -> str:
     first = text.split(maxsplit=1)[0]
     return text[:1].lower() + text[1:] if first in _LOWER_FIRST else text
@@ -419,7 +493,7 @@ def reorder(sentence: str, passage: str, rng: random.Random) -> Variant | None:
     names joined by "and" swapped; ``None`` when none of these shapes is there."""
     del passage, rng
     lead = _LEADING.match(sentence)
-    if lead and _one_clause(lead.group(3)):
+    if lead and _one_clause(lead.group(3)) and _subject_first(lead.group(2), lead.group(3)):
         word, phrase, rest = lead.groups()
         rest = rest[:1].upper() + rest[1:]
         text = f"{rest} {word.lower()} {phrase}."
@@ -437,10 +511,31 @@ def reorder(sentence: str, passage: str, rng: random.Random) -> Variant | None:
         if (
             one == two
             or pair.start() == 0  # a title such as "Jekyll and Hyde" may lead a sentence
+            or sentence[: pair.start()].endswith(("the ", "The "))  # "the X and Y Museum"
+            or _name_class(two) == "institution" != _name_class(one)
             or pair.span(1) not in names
             or pair.span(2) not in names
             or (before and (before[0][:1].isupper() or any(c.isdigit() for c in before[0])))
             or (len(after) == 2 and after[0].islower() and after[1][:1].isupper())
+        ):
+            continue
+        text = _replace(sentence, *pair.span(), f"{two} and {one}")
+        return Variant("reordered", text, f"'{one} and {two}' swapped")
+    for pair in _TWO_WORDS.finditer(sentence):
+        one, two = pair.groups()
+        before = sentence[: pair.start()].split()[-1:]
+        after = sentence[pair.end() :]
+        if (
+            one == two
+            or {one, two} & _NOT_SWAPPED
+            or {one, two} == {"rock", "roll"}
+            or one.endswith("ed") != two.endswith("ed")  # "of pine and consisted of": clauses
+            or not before
+            or before[0].lower() not in _BEFORE_PAIR
+            # Both words must be whole conjuncts: punctuation or a preposition after the pair.
+            or not re.match(
+                r"\s*(?:[,.;:!?)]|$|(?:of|in|for|to|that|which|by|on|at|with)\b)", after
+            )
         ):
             continue
         text = _replace(sentence, *pair.span(), f"{two} and {one}")

@@ -103,7 +103,7 @@ def _key(corpus: str, passage: str) -> str:
 
 def _one_sentence(text: str) -> str | None:
     text = " ".join(text.split())
-    return text if text and len(split_sentences(text)) == 1 else None
+    return text if len(text.split()) >= 4 and len(split_sentences(text)) == 1 else None
 
 
 def _read_jsonl(path: Path) -> list[dict[str, Any]]:
