@@ -297,3 +297,10 @@ def test_split_option_is_for_contrast_only(tmp_path: Path) -> None:
     result = runner.invoke(app, ["judges", "evaluate", "--judge", "lexical", "--dataset", "begin",
                                  "--split", "dev"])  # fmt: skip
     assert result.exit_code == 2 and "--dataset contrast" in result.output
+
+
+def test_limit_keeps_the_first_sources_of_each_part(data_dir: Path) -> None:
+    result = contrast("--data-dir", str(data_dir), "--limit", "1", "--split", "dev")
+    assert result.exit_code == 0, result.output
+    assert "limited to the first 1 source sentences of each part" in result.stdout
+    assert "n=1 " in result.stdout  # one original sentence
