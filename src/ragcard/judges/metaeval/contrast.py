@@ -176,7 +176,9 @@ _NOT_NAMES = {
     "No", "Not", "Also", "However", "Some", "All", "Each", "Every", "Most", "Many", "One",
     "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday", "January",
     "February", "March", "April", "May", "June", "July", "August", "September", "October",
-    "November", "December", "Mr", "Mrs", "Ms", "Dr", "Sir", "St",
+    "November", "December", "Jan", "Feb", "Mar", "Apr", "Jun", "Jul", "Aug", "Sep", "Sept",
+    "Oct", "Nov", "Dec", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun", "Mr", "Mrs", "Ms",
+    "Dr", "Sir", "St", "AM", "PM", "OK",
 }  # fmt: skip
 _NUMBER_WORDS_ALL = {
     "one",
@@ -284,6 +286,14 @@ def _passage_names(passage: str) -> list[str]:
     ]
 
 
+_THE_BEFORE = re.compile(r"\b[Tt]he\s+$")
+
+
+def _takes_the(passage: str, name: str) -> bool:
+    """Whether the passage writes ``name`` after "the" (an institution, a title, a hotel)."""
+    return bool(re.search(r"\b[Tt]he\s+" + re.escape(name), passage))
+
+
 def swap_name(sentence: str, passage: str, rng: random.Random) -> Variant | None:
     """One name of the sentence replaced by another name the passage states; ``None`` when the
     sentence has no name the passage states, or the passage no other name of its class."""
@@ -313,7 +323,10 @@ def swap_name(sentence: str, passage: str, rng: random.Random) -> Variant | None
             and not _same_referent(name, other)
             and not _listed_together(passage, name, other)
         ]
-        # A name of as many words is likelier to be of the same sort (a person for a person).
+        # A name of as many words, taking "the" as this one does, is likelier to be of the
+        # same sort (a person for a person, not "the Billboard Hot 100" for "Mickey Thomas").
+        the = bool(_THE_BEFORE.search(sentence[:start]))
+        fitting = [other for other in fitting if _takes_the(passage, other) == the] or fitting
         alike = [other for other in fitting if len(other.split()) == len(name.split())]
         options += [(start, end, name, other) for other in alike or fitting]
     if not options:
