@@ -14,14 +14,6 @@ from typer.testing import CliRunner, Result
 
 from ragcard._cli.judges import judges_app
 from ragcard.judges import build_judge
-from ragcard.judges.metaeval.contrast import (
-    change_figure,
-    flip_relation,
-    negate,
-    number_unit,
-    reorder,
-    swap_name,
-)
 from ragcard.judges.metaeval.contrast_data import (
     PARAPHRASES,
     build_contrast,
@@ -29,6 +21,9 @@ from ragcard.judges.metaeval.contrast_data import (
     read_sources,
     sentence_sha,
 )
+from ragcard.judges.metaeval.contrast_faithful import number_unit, reorder
+from ragcard.judges.metaeval.contrast_names import swap_name
+from ragcard.judges.metaeval.contrast_polarity import change_figure, flip_relation, negate
 from ragcard.judges.metaeval.contrast_report import evaluate_contrast, format_contrast
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
