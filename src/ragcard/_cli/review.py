@@ -30,7 +30,7 @@ from ragcard.review import (
 from ragcard.review._run import RunData
 from ragcard.review.apply import key_for
 from ragcard.review.labels import import_grading
-from ragcard.review.packet import MadePacket, Packet, ReviewKey
+from ragcard.review.packet import MadePacket, Packet, ReviewKey, sealed_path_of
 from ragcard.review.records import ACTIONS, record_packet
 
 __all__ = ["review_app"]
@@ -78,10 +78,20 @@ def make_command(
         err.print(f"[yellow]note:[/] {escape(note)}", highlight=False)
     err.print(f"sealed key: {made.key_path} (keep it away from the reviewers)", markup=False,
               highlight=False)  # fmt: skip
+    _say_sealed(made)
     typer.echo(
         f"packet {made.key.packet_id}: {len(made.packet.items)} items ({n} generated, "
         f"{controls} controls) in {out} (packet.jsonl, packet.csv)"
     )
+
+
+def _say_sealed(made: MadePacket) -> None:
+    if made.packet.manifest.sealed_sha256 is None:
+        return
+    path = sealed_path_of(made.key_path, made.key.packet_id)
+    err.print(f"restricted text: sealed in {path}, not in the packet (give it only to whoever "
+              "serves the app: `review serve PACKET --sealed FILE`)", markup=False,
+              highlight=False)  # fmt: skip
 
 
 @review_app.command("serve")
@@ -106,6 +116,13 @@ def serve_command(
     no_serve: Annotated[
         bool, typer.Option("--no-serve", help="add reviewers, print their links and exit")
     ] = False,
+    sealed: Annotated[
+        Path | None,
+        typer.Option(
+            help="the packet's sealed restricted text (<packet>.sealed.jsonl beside the key): "
+            "without it no reviewer sees restricted passages or the answers quoting them"
+        ),
+    ] = None,
 ) -> None:
     """Serve a packet to its reviewers: one link each, one item at a time, autosaved; nothing
     that identifies the system or its scores reaches the browser. Needs the review extra."""
@@ -128,7 +145,7 @@ def serve_command(
         return
     if not store.reviewers():
         raise ConfigError("no reviewer yet: add one with --reviewer NAME[:ROLE]")
-    app = create_app(loaded.folder)
+    app = create_app(loaded.folder, sealed)
     try:
         import uvicorn
     except ImportError:
@@ -183,6 +200,7 @@ def queue_command(
     made = make_queue(data, out, sample=sample, seed=seed, judge=second,
                       label_files=labels or [])  # fmt: skip
     _record(made, data, run, out, "grading", resolve_history_url(project, db))
+    _say_sealed(made)
     reasons: dict[str, int] = {}
     for e in made.key.items.values():
         for reason in e.reasons:

@@ -3,8 +3,11 @@ each reviewer, by their own link, rates a packet one item at a time.
 
 Blindness is enforced here, on the server: the app reads only the packet folder (the manifest,
 the items, its own ``reviews.sqlite``) — never the key, the run or the scores — and renders
-only the fields of :class:`~ragcard.review.packet.PacketItem` a reviewer needs. A restricted
-passage's text reaches only reviewers whose role its ``access`` list names. Pages are
+only the fields of :class:`~ragcard.review.packet.PacketItem` a reviewer needs. Restricted
+text is not in the packet folder (:func:`ragcard.review.packet.seal`): the app shows it only
+when started with the sealed file (``sealed``), and then a restricted passage's text, or an
+answer or expected answer that quotes restricted passages, only to reviewers whose role may
+read every passage involved; the others see a note saying what is withheld and why. Pages are
 rendered with Jinja2's autoescaping; styles and the small script are served by the app itself
 (no CDN: it works offline), under a Content-Security-Policy that allows nothing else. Every
 change is saved as it is made (the script posts it; without the script, the form's button
@@ -26,7 +29,7 @@ from ragcard.errors import MissingExtraError
 from ragcard.inputs.corpus import Corpus
 from ragcard.review.answers import PersonAnswer, load_sources
 from ragcard.review.grading import GradingLabel
-from ragcard.review.packet import Packet, PacketItem, load_packet
+from ragcard.review.packet import Packet, PacketItem, load_packet, load_sealed
 from ragcard.review.ratings import Rating
 from ragcard.review.store import STORE_FILE, Reviewer, ReviewStore
 
@@ -64,9 +67,12 @@ def _imports() -> Any:
 class _Pages:
     """Everything the routes need: the packet, the store, the templates."""
 
-    def __init__(self, packet: Packet, store: ReviewStore) -> None:
+    def __init__(
+        self, packet: Packet, store: ReviewStore, sealed: Mapping[str, Mapping[str, Any]]
+    ) -> None:
         jinja2, _ = _imports()
         self.packet = packet
+        self.sealed = sealed
         self.store = store
         self.items = list(packet.items)
         self.index = {item.id: n for n, item in enumerate(self.items)}
@@ -118,14 +124,49 @@ class _Pages:
     def visible(self, item: PacketItem, reviewer: Reviewer) -> list[dict[str, Any]]:
         """The item's passages as this reviewer may see them."""
         shown = []
+        texts = self.sealed.get(item.id, {}).get("passages") or {}
         for p in item.passages:
             allowed = not p.access or reviewer.role in p.access
+            text = p.text if not p.access else texts.get(p.id)
+            note = p.note
+            if allowed and p.access and text is None:
+                note = f"Restricted passage (roles: {', '.join(p.access)}): {_NOT_SEALED}"
             shown.append({
                 "id": p.id, "doc": p.doc, "section": p.section, "date": p.date, "tier": p.tier,
-                "text": p.text if allowed else None, "restricted": not allowed,
-                "roles": p.access, "note": p.note,
+                "text": text if allowed else None, "restricted": not allowed,
+                "roles": p.access, "note": note,
             })  # fmt: skip
         return shown
+
+    def shown(self, item: PacketItem, reviewer: Reviewer) -> PacketItem:
+        """The item with what it withholds restored where this reviewer may read it, and a
+        note naming what is withheld from them otherwise."""
+        if not item.sealed:
+            return item
+        record = self.sealed.get(item.id, {})
+        update: dict[str, Any] = {}
+        for field, roles in item.sealed.items():
+            what = field.replace("_", " ")
+            if reviewer.role not in roles:
+                update[field] = (
+                    f"[{what} withheld: it quotes restricted passages that your role "
+                    f"({reviewer.role}) may not read (roles: {', '.join(roles) or 'none'}); "
+                    "leave this item unrated]"
+                )
+            elif field in record:
+                update[field] = record[field]
+                if field == "answer" and "sentences" in record:
+                    update["sentences"] = record["sentences"]
+            else:
+                update[field] = f"[{what} withheld: {_NOT_SEALED}]"
+        return item.model_copy(update=update)
+
+
+#: Why a reviewer with the role does not see restricted text either.
+_NOT_SEALED = (
+    "its text is sealed apart from the packet, and the app was started without it: restart "
+    "it with `ragcard review serve PACKET --sealed FILE` (the .sealed.jsonl file beside the key)"
+)
 
 
 def _reviewer(pages: _Pages, request: Request) -> Reviewer | None:
@@ -180,14 +221,17 @@ def _parse(
     return data
 
 
-def create_app(packet_dir: Path) -> Starlette:
-    """The review app of a packet folder (its ``reviews.sqlite`` is created on first use)."""
+def create_app(packet_dir: Path, sealed: Path | None = None) -> Starlette:
+    """The review app of a packet folder (its ``reviews.sqlite`` is created on first use);
+    ``sealed``: the packet's sealed file, whose restricted text reviewers with the role may
+    then read (checked against the manifest)."""
     _jinja2, starlette = _imports()
     from starlette.responses import JSONResponse, RedirectResponse, Response
     from starlette.routing import Route
 
     packet = load_packet(packet_dir)
-    pages = _Pages(packet, ReviewStore(packet.folder / STORE_FILE))
+    texts = load_sealed(sealed, packet) if sealed is not None else {}
+    pages = _Pages(packet, ReviewStore(packet.folder / STORE_FILE), texts)
 
     async def landing(request: Request) -> Response:
         return pages.render("error.html", 200, message="Open the link you were given to start.")
@@ -212,6 +256,7 @@ def create_app(packet_dir: Path) -> Starlette:
         n = pages.index[item_id]
         item = pages.items[n]
         passages = pages.visible(item, reviewer)
+        item = pages.shown(item, reviewer)
         query = str(request.query_params.get("q", "")).strip()[:500]
         answer = saved.get(item_id, {})
         return pages.render(

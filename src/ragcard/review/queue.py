@@ -39,6 +39,7 @@ from ragcard.review.packet import (
     PacketPassage,
     ReviewKey,
     new_packet_id,
+    sealed_path_of,
     write_key,
     write_packet,
 )
@@ -242,7 +243,9 @@ def make_queue(
         instructions=GRADING_INSTRUCTIONS,
         sha256="",
     )
-    packet = write_packet(out, manifest, [item for item, _ in made])
+    key_path = key_path or run.folder / "review" / f"{packet_id}.key.json"
+    packet = write_packet(out, manifest, [item for item, _ in made], corpus=run.corpus,
+                          sealed_path=sealed_path_of(key_path, packet_id))  # fmt: skip
     key = ReviewKey(
         packet_id=packet_id,
         packet_sha256=packet.manifest.sha256,
@@ -255,6 +258,5 @@ def make_queue(
         controls=0,
         items={item.id: entry for item, entry in made},
     )
-    key_path = key_path or run.folder / "review" / f"{packet_id}.key.json"
     write_key(key_path, key)
     return MadePacket(packet, key, key_path, ())
