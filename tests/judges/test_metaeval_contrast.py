@@ -80,6 +80,12 @@ def test_swapped_name_needs_a_name_the_passage_states() -> None:
     assert made is not None and "Visitors" not in made.text and "Parking" not in made.text
 
 
+def test_swapped_name_is_no_name_the_sentence_already_uses() -> None:
+    passage = "The club sacked Simon Grayson in May, and Alex Neil was appointed on 4 July."
+    made = swap_name("Grayson's replacement was Alex Neil.", passage, rng())
+    assert made is None or "Simon Grayson" not in made.text
+
+
 @pytest.mark.parametrize(
     ("sentence", "old", "new"),
     [

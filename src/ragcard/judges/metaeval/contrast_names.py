@@ -147,11 +147,10 @@ def _takes_the(passage: str, name: str) -> bool:
 def swap_name(sentence: str, passage: str, rng: random.Random) -> Variant | None:
     """One name of the sentence replaced by another name the passage states; ``None`` when the
     sentence has no name the passage states, or the passage no other name of its class."""
+    theirs = _passage_names(passage)
     mine = [span for span in find_names(sentence) if span[2] in passage]
-    if sentence[:1].isupper() and mine and mine[0][0] == 0:
-        first = mine[0][2]
-        if f" {first}" not in passage and first.split()[0] not in passage[1:]:
-            mine = mine[1:]  # a capital only because the sentence starts there
+    if mine and mine[0][0] == 0 and mine[0][2] not in theirs:
+        mine = mine[1:]  # a capital only because the sentence starts there
     # A name joined to the next by "and" may be half of one ("National Air and Space Museum").
     mine = [
         (start, end, name)
@@ -159,8 +158,7 @@ def swap_name(sentence: str, passage: str, rng: random.Random) -> Variant | None
         if not re.match(r"\s+and\s+[A-Z]", sentence[end:])
         and not re.search(r"[A-Z]\w*\s+and\s+$", sentence[:start])
     ]
-    theirs = _passage_names(passage)
-    in_sentence = set(_WORD.findall(sentence.lower()))
+    in_sentence = set(re.findall(r"[a-z0-9]+", sentence.lower()))
     options: list[tuple[int, int, str, str]] = []
     for start, end, name in mine:
         words = set(name.lower().split())
