@@ -221,6 +221,31 @@ def _parse(
     return data
 
 
+#: Form field → the stored field it sets: a save that does not carry a field (a stale tab, an
+#: empty or partial POST) leaves what is stored for it as it was.
+_FIELDS = {"rating": "rating", "voice": "voice", "attributed": "attributed",
+           "comment": "comment", "grade": "correctness", "answer": "answer"}  # fmt: skip
+
+
+def _kept(
+    stored: Mapping[str, Any], data: dict[str, Any], form: Mapping[str, str]
+) -> dict[str, Any]:
+    """``data`` with each stored field the form did not carry kept: a rating is changed only
+    by a save that carries one."""
+    kept = dict(data)
+    for name, field in _FIELDS.items():
+        # (text a person may clear is kept only when the form lacks it altogether)
+        absent = name not in form if name in ("comment", "answer") else not form.get(name)
+        if absent and field in stored:
+            kept[field] = stored[field]
+    if "support" in stored and not any(k.startswith("support-") for k in form):
+        kept["support"] = stored["support"]
+    if "answer" not in form and "abstained" in stored:
+        kept["abstained"] = stored["abstained"]
+        kept["cited"] = stored.get("cited", [])
+    return kept
+
+
 def create_app(packet_dir: Path, sealed: Path | None = None) -> Starlette:
     """The review app of a packet folder (its ``reviews.sqlite`` is created on first use);
     ``sealed``: the packet's sealed file, whose restricted text reviewers with the role may
@@ -287,7 +312,8 @@ def create_app(packet_dir: Path, sealed: Path | None = None) -> Starlette:
         form = {k: str(v) for k, v in submitted.items()}
         cited = [str(v) for v in submitted.getlist("cite")]
         try:
-            data = _parse(pages, item, reviewer, form, cited)
+            data = _kept(pages.saved(reviewer).get(item_id, {}), _parse(pages, item, reviewer,
+                                                                        form, cited), form)
         except ValidationError as error:
             message = "; ".join(
                 f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in error.errors()
