@@ -272,6 +272,7 @@ def answers_command(
     data = load_run(run)
     made = make_answer_packet(data, out, n=n, seed=seed)
     _record(made, data, run, out, "answer", resolve_history_url(project, db))
+    _say_sealed(made)
     typer.echo(f"answer packet {made.key.packet_id}: {len(made.packet.items)} questions in {out}")
 
 

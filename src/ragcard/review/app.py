@@ -27,7 +27,7 @@ from pydantic import ValidationError
 
 from ragcard.errors import MissingExtraError
 from ragcard.inputs.corpus import Corpus
-from ragcard.review.answers import PersonAnswer, load_sources
+from ragcard.review.answers import SOURCES_KEY, PersonAnswer, load_sources
 from ragcard.review.grading import GradingLabel
 from ragcard.review.packet import Packet, PacketItem, load_packet, load_sealed
 from ragcard.review.ratings import Rating
@@ -77,9 +77,12 @@ class _Pages:
         self.items = list(packet.items)
         self.index = {item.id: n for n, item in enumerate(self.items)}
         self.sources: Corpus | None = None
+        self._readable: set[str] = set()
         self._index: Any = None
         if packet.manifest.kind == "answer":
-            self.sources = load_sources(packet)
+            texts = sealed.get(SOURCES_KEY, {}).get("passages") or {}
+            self.sources = load_sources(packet, texts)
+            self._readable = {p.id for p in self.sources if not p.access or p.id in texts}
         self.env = jinja2.Environment(
             loader=jinja2.PackageLoader("ragcard.review", "templates"),
             autoescape=True,  # every value is escaped, whatever the template's name
@@ -110,16 +113,21 @@ class _Pages:
         passages = list(self.sources)
         if self._index is None:
             self._index = PassageIndex(passages)
-        mask = np.array([p.visible_to(item.asker) and p.visible_to(reviewer.role)
-                         for p in passages])  # fmt: skip
+        mask = np.array([self._may_read(p, item, reviewer) for p in passages])
         hits = self._index.search(self._index.prepare(query), mask, 8, "keyword")
-        return [self.source(hit.passage.id) for hit in hits]
+        return [self.source(hit.passage.id, item, reviewer) for hit in hits]
 
-    def source(self, passage_id: str) -> dict[str, Any]:
+    def _may_read(self, passage: Any, item: PacketItem, reviewer: Reviewer) -> bool:
+        """Both the asker and the reviewer may read it, and its text is here (not sealed)."""
+        return bool(passage.visible_to(item.asker) and passage.visible_to(reviewer.role)
+                    and passage.id in self._readable)  # fmt: skip
+
+    def source(self, passage_id: str, item: PacketItem, reviewer: Reviewer) -> dict[str, Any]:
         p = self.sources.get(passage_id) if self.sources is not None else None
         if p is None:
             return {"id": passage_id, "doc": None, "section": None, "text": None}
-        return {"id": p.id, "doc": p.doc, "section": p.section, "text": p.text}
+        text = p.text if self._may_read(p, item, reviewer) else None
+        return {"id": p.id, "doc": p.doc, "section": p.section, "text": text}
 
     def visible(self, item: PacketItem, reviewer: Reviewer) -> list[dict[str, Any]]:
         """The item's passages as this reviewer may see them."""
@@ -299,7 +307,7 @@ def create_app(packet_dir: Path, sealed: Path | None = None) -> Starlette:
             error=None,
             query=query,
             hits=pages.search(query, item, reviewer),
-            cited=[pages.source(pid) for pid in answer.get("cited", [])],
+            cited=[pages.source(pid, item, reviewer) for pid in answer.get("cited", [])],
         )
 
     async def save(request: Request) -> Response:

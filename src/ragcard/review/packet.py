@@ -65,6 +65,7 @@ __all__ = [
     "seal",
     "sealed_path_of",
     "write_packet",
+    "write_private",
 ]
 
 PACKET_SCHEMA: Final = "ragcard.review-packet/1"
@@ -401,7 +402,7 @@ def write_packet(
     folder.mkdir(parents=True, exist_ok=True)
     if sealed and sealed_path is not None:
         body = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in sealed).encode()
-        _write_private(sealed_path, body, "sealed restricted text")
+        write_private(sealed_path, body, "sealed restricted text")
         manifest = manifest.model_copy(update={"sealed_sha256": hashlib.sha256(body).hexdigest()})
     lines = "".join(
         json.dumps(i.model_dump(exclude_none=True), ensure_ascii=False) + "\n" for i in items
@@ -419,10 +420,11 @@ def write_packet(
 def write_key(path: Path, key: ReviewKey) -> None:
     """Write the key readable by its owner only; an existing key is never overwritten."""
     text = json.dumps(key.model_dump(by_alias=True), indent=2, ensure_ascii=False) + "\n"
-    _write_private(path, text.encode("utf-8"), "review key")
+    write_private(path, text.encode("utf-8"), "review key")
 
 
-def _write_private(path: Path, body: bytes, what: str) -> None:
+def write_private(path: Path, body: bytes, what: str) -> None:
+    """Write ``body`` readable by its owner only (mode 0600); never over an existing file."""
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
