@@ -102,3 +102,46 @@ def test_a_reviewer_without_a_role_is_refused_and_a_known_one_keeps_theirs(
     assert again.exit_code == 0, again.output
     store = ReviewStore(tmp_path / "packet" / STORE_FILE)
     assert [(r.name, r.role) for r in store.reviewers()] == [("bob", "hr")]
+
+
+def test_the_app_keeps_only_what_the_packet_asks_and_refuses_an_overlong_comment(
+    scored_run: Callable[..., Path], tmp_path: Path, serve: Callable[..., Any]
+) -> None:
+    made = make_packet(load_run(scored_run()), tmp_path / "packet", n=3, controls=0, seed=1)
+    plain = next(i.id for i in made.packet.items if not any(p.tier == "B" for p in i.passages))
+    store = ReviewStore(tmp_path / "packet" / STORE_FILE)
+    token = store.add_reviewer("pat", "public")
+    autosave = {"X-Autosave": "1"}
+    with serve(create_app(tmp_path / "packet")) as url, httpx.Client(base_url=url) as client:
+        saved = client.post(
+            f"/r/{token}/item/{plain}",
+            headers=autosave,
+            data={"rating": "accurate", "voice": "in", "attributed": "no"},
+        )
+        assert saved.json()["saved"] is True
+        long = client.post(
+            f"/r/{token}/item/{plain}",
+            headers=autosave,
+            data={"rating": "wrong", "comment": "x" * 20_001},
+        )
+        assert long.status_code == 422 and "comment" in long.json()["error"]
+    (answer,) = store.answers("pat")
+    assert answer.data == {"rating": "accurate", "voice": "in", "comment": ""}  # the fixture
+    # is a persona packet (voice asked); this answer cites no tier-B source (no attribution)
+
+
+def test_a_key_inside_the_packet_folder_is_refused(
+    scored_run: Callable[..., Path], tmp_path: Path
+) -> None:
+    from ragcard.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="inside the packet folder"):
+        make_packet(
+            load_run(scored_run()),
+            tmp_path / "packet",
+            n=3,
+            controls=0,
+            seed=1,
+            key_path=tmp_path / "packet" / "key.json",
+        )
+    assert not (tmp_path / "packet").exists()

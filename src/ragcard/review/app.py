@@ -200,7 +200,7 @@ def _parse(
     pages: _Pages, item: PacketItem, reviewer: Reviewer, form: Mapping[str, str], cited: list[str]
 ) -> dict[str, Any]:
     """The form as the record the store keeps (validated: a bad value is refused)."""
-    comment = (form.get("comment") or "")[:20_000]
+    comment = form.get("comment") or ""  # (over 20,000 characters: refused, never cut)
     if pages.packet.manifest.kind == "answer":
         known = [
             c for c in dict.fromkeys(cited) if pages.sources is not None and c in pages.sources
@@ -218,9 +218,12 @@ def _parse(
         label = GradingLabel.model_validate({"correctness": form.get("grade") or None,
                                              "support": support, "comment": comment})  # fmt: skip
         return label.model_dump(exclude_none=True)
+    asked_voice = pages.packet.manifest.ask_voice  # (what the packet never asks is not kept)
+    asked_attribution = any(p.tier == "B" for p in item.passages)
     rating = Rating.model_validate({
         "item": item.id, "reviewer": reviewer.name, "rating": form.get("rating") or "accurate",
-        "voice": form.get("voice") or None, "attributed": form.get("attributed") or None,
+        "voice": (form.get("voice") or None) if asked_voice else None,
+        "attributed": (form.get("attributed") or None) if asked_attribution else None,
         "comment": comment,
     })  # fmt: skip
     data = rating.model_dump(exclude={"item", "reviewer"}, exclude_none=True)

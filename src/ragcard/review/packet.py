@@ -62,6 +62,7 @@ __all__ = [
     "load_packet",
     "load_sealed",
     "make_packet",
+    "refuse_key_inside",
     "seal",
     "sealed_path_of",
     "write_packet",
@@ -434,6 +435,17 @@ def write_private(path: Path, body: bytes, what: str) -> None:
         handle.write(body)
 
 
+def refuse_key_inside(key_path: Path, out: Path) -> None:
+    """The key (and the sealed file beside it) may not sit in the folder handed to reviewers."""
+    key, folder = key_path.resolve(), out.resolve()
+    if key == folder or folder in key.parents:
+        raise ConfigError(
+            f"--key {key_path} is inside the packet folder {out}, which goes to the reviewers: "
+            "whoever holds the packet could unblind it; write the key elsewhere (the default "
+            "is RUN/review/)"
+        )
+
+
 def sealed_path_of(key_path: Path, packet_id: str) -> Path:
     """Where a packet's sealed restricted text goes: beside its key."""
     return key_path.with_name(f"{packet_id}.sealed.jsonl")
@@ -502,6 +514,7 @@ def make_packet(
         sha256="",
     )
     key_path = key_path or run.folder / "review" / f"{packet_id}.key.json"
+    refuse_key_inside(key_path, out)
     packet = write_packet(out, manifest, items, corpus=run.corpus,
                           sealed_path=sealed_path_of(key_path, packet_id))  # fmt: skip
     key = ReviewKey(
