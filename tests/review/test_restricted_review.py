@@ -117,3 +117,33 @@ def test_the_app_shows_sealed_text_only_to_a_reviewer_whose_role_may_read_it(
         assert "58,000" not in pages[("hana", item, False)]
         assert "--sealed FILE" in pages[("hana", item, False)]
     assert "Leave is 25 days a year" in pages[("alice", "Q3", False)]
+
+
+def test_an_answer_packets_sources_hold_no_restricted_text_and_a_cite_reveals_none(
+    run: Path, tmp_path: Path, serve: Callable[..., Any]
+) -> None:
+    """``sources.jsonl`` in the packet folder holds a note for each restricted passage; the
+    app searches and shows one only to a person whose role and asker may read it, with the
+    sealed file; citing its id in a forged save shows nobody its text."""
+    from ragcard.review.answers import make_answer_packet
+
+    made = make_answer_packet(load_run(run), tmp_path / "answers", seed=1)
+    assert _clear(tmp_path / "answers") == []  # sources.jsonl, packet.jsonl, packet.csv
+    sealed = sealed_path_of(made.key_path, made.key.packet_id)
+    assert "58,000" in sealed.read_text() and stat.S_IMODE(sealed.stat().st_mode) == 0o600
+    by_item = {made.key.items[i.id].item: i.id for i in made.packet.items}
+    store = ReviewStore(tmp_path / "answers" / STORE_FILE)
+    alice, hana = store.add_reviewer("alice", "employee"), store.add_reviewer("hana", "hr")
+    pages: dict[tuple[str, bool], str] = {}
+    for with_sealed in (True, False):
+        app = create_app(tmp_path / "answers", sealed if with_sealed else None)
+        with serve(app) as url, httpx.Client(base_url=url) as client:
+            for who, token in (("alice", alice), ("hana", hana)):
+                item = by_item["Q2"]  # asked by hr
+                client.post(f"/r/{token}/item/{item}", data={"answer": "x", "cite": ["PAY"]},
+                            headers={"X-Autosave": "1"})  # fmt: skip
+                page = client.get(f"/r/{token}/item/{item}", params={"q": "salary band L3"})
+                pages[(who, with_sealed)] = page.text
+    assert "58,000" in pages[("hana", True)]
+    for key in (("alice", True), ("alice", False), ("hana", False)):
+        assert "58,000" not in pages[key], key

@@ -102,9 +102,9 @@ def serve_command(
         list[str] | None,
         typer.Option(
             "--reviewer",
-            metavar="NAME[:ROLE]",
-            help="add a reviewer (repeatable); ROLE decides "
-            "which restricted passages they may read (default: public)",
+            metavar="NAME:ROLE",
+            help="add a reviewer (repeatable); ROLE decides which restricted passages they "
+            "may read (`public`: none); a known reviewer's NAME alone keeps their role",
         ),
     ] = None,
     new_token: Annotated[
@@ -134,8 +134,10 @@ def serve_command(
     store = ReviewStore(loaded.folder / STORE_FILE)
     base = f"http://{'localhost' if host in ('127.0.0.1', '::1') else host}:{port}"
     for spec in reviewer or []:
-        name, _, role = spec.partition(":")
-        token = store.add_reviewer(name, role or "public", new_token=new_token)
+        name, colon, role = spec.partition(":")
+        if colon and not role.strip():
+            raise ConfigError(f"--reviewer {spec}: the role after ':' is empty")
+        token = store.add_reviewer(name, role if colon else None, new_token=new_token)
         if token is None:
             err.print(f"{name}: already a reviewer (their link stands; --new-token to replace it)",
                       markup=False, highlight=False)  # fmt: skip
@@ -144,7 +146,7 @@ def serve_command(
     if no_serve:
         return
     if not store.reviewers():
-        raise ConfigError("no reviewer yet: add one with --reviewer NAME[:ROLE]")
+        raise ConfigError("no reviewer yet: add one with --reviewer NAME:ROLE")
     app = create_app(loaded.folder, sealed)
     try:
         import uvicorn
@@ -270,6 +272,7 @@ def answers_command(
     data = load_run(run)
     made = make_answer_packet(data, out, n=n, seed=seed)
     _record(made, data, run, out, "answer", resolve_history_url(project, db))
+    _say_sealed(made)
     typer.echo(f"answer packet {made.key.packet_id}: {len(made.packet.items)} questions in {out}")
 
 

@@ -21,6 +21,7 @@ from pydantic_core import to_json
 from rich.console import Console
 
 from ragcard import __version__
+from ragcard.agent import _secrets
 from ragcard.agent.runner import judge_progress_bar
 from ragcard.aggregation._parallel import score_file, workers_for
 from ragcard.aggregation._scorer import AttemptScorer, JudgeCrashes, describe_crash, score_into
@@ -317,13 +318,16 @@ def write_outputs(
     """Decide, build the scorecard, write scorecard.json/.md, save the run under eval/.
     ``measures`` (the red team's) are decided and shown like the layers' own. Answers the
     judge crashed on hold the run, the reason saying how to ``rescore`` them."""
+    # what the agent reported (its meta) may echo a secret: the card in memory is scrubbed as
+    # its files are, for the terminal, the history and the eval record's name
+    config, extra_reasons = _secrets.scrub_data(config), _secrets.scrub_data(list(extra_reasons))
     now = dt.datetime.now(dt.UTC).replace(microsecond=0)
     header = {
         "run_id": new_run_id(now),  # unique per run: never derived from content and time
         "created_at": now.isoformat(),
         "ragcard_version": __version__,
         "signed": None,
-        **header,
+        **_secrets.scrub_data(dict(header)),
     }
     coverage = scorer.measured_coverage()
     metrics = coverage.apply(scorer.acc.summarise())

@@ -27,7 +27,7 @@ from pydantic import ValidationError
 
 from ragcard.errors import MissingExtraError
 from ragcard.inputs.corpus import Corpus
-from ragcard.review.answers import PersonAnswer, load_sources
+from ragcard.review.answers import SOURCES_KEY, PersonAnswer, load_sources
 from ragcard.review.grading import GradingLabel
 from ragcard.review.packet import Packet, PacketItem, load_packet, load_sealed
 from ragcard.review.ratings import Rating
@@ -77,9 +77,12 @@ class _Pages:
         self.items = list(packet.items)
         self.index = {item.id: n for n, item in enumerate(self.items)}
         self.sources: Corpus | None = None
+        self._readable: set[str] = set()
         self._index: Any = None
         if packet.manifest.kind == "answer":
-            self.sources = load_sources(packet)
+            texts = sealed.get(SOURCES_KEY, {}).get("passages") or {}
+            self.sources = load_sources(packet, texts)
+            self._readable = {p.id for p in self.sources if not p.access or p.id in texts}
         self.env = jinja2.Environment(
             loader=jinja2.PackageLoader("ragcard.review", "templates"),
             autoescape=True,  # every value is escaped, whatever the template's name
@@ -110,16 +113,21 @@ class _Pages:
         passages = list(self.sources)
         if self._index is None:
             self._index = PassageIndex(passages)
-        mask = np.array([p.visible_to(item.asker) and p.visible_to(reviewer.role)
-                         for p in passages])  # fmt: skip
+        mask = np.array([self._may_read(p, item, reviewer) for p in passages])
         hits = self._index.search(self._index.prepare(query), mask, 8, "keyword")
-        return [self.source(hit.passage.id) for hit in hits]
+        return [self.source(hit.passage.id, item, reviewer) for hit in hits]
 
-    def source(self, passage_id: str) -> dict[str, Any]:
+    def _may_read(self, passage: Any, item: PacketItem, reviewer: Reviewer) -> bool:
+        """Both the asker and the reviewer may read it, and its text is here (not sealed)."""
+        return bool(passage.visible_to(item.asker) and passage.visible_to(reviewer.role)
+                    and passage.id in self._readable)  # fmt: skip
+
+    def source(self, passage_id: str, item: PacketItem, reviewer: Reviewer) -> dict[str, Any]:
         p = self.sources.get(passage_id) if self.sources is not None else None
         if p is None:
             return {"id": passage_id, "doc": None, "section": None, "text": None}
-        return {"id": p.id, "doc": p.doc, "section": p.section, "text": p.text}
+        text = p.text if self._may_read(p, item, reviewer) else None
+        return {"id": p.id, "doc": p.doc, "section": p.section, "text": text}
 
     def visible(self, item: PacketItem, reviewer: Reviewer) -> list[dict[str, Any]]:
         """The item's passages as this reviewer may see them."""
@@ -192,7 +200,7 @@ def _parse(
     pages: _Pages, item: PacketItem, reviewer: Reviewer, form: Mapping[str, str], cited: list[str]
 ) -> dict[str, Any]:
     """The form as the record the store keeps (validated: a bad value is refused)."""
-    comment = (form.get("comment") or "")[:20_000]
+    comment = form.get("comment") or ""  # (over 20,000 characters: refused, never cut)
     if pages.packet.manifest.kind == "answer":
         known = [
             c for c in dict.fromkeys(cited) if pages.sources is not None and c in pages.sources
@@ -210,15 +218,43 @@ def _parse(
         label = GradingLabel.model_validate({"correctness": form.get("grade") or None,
                                              "support": support, "comment": comment})  # fmt: skip
         return label.model_dump(exclude_none=True)
+    asked_voice = pages.packet.manifest.ask_voice  # (what the packet never asks is not kept)
+    asked_attribution = any(p.tier == "B" for p in item.passages)
     rating = Rating.model_validate({
         "item": item.id, "reviewer": reviewer.name, "rating": form.get("rating") or "accurate",
-        "voice": form.get("voice") or None, "attributed": form.get("attributed") or None,
+        "voice": (form.get("voice") or None) if asked_voice else None,
+        "attributed": (form.get("attributed") or None) if asked_attribution else None,
         "comment": comment,
     })  # fmt: skip
     data = rating.model_dump(exclude={"item", "reviewer"}, exclude_none=True)
     if not form.get("rating"):
         data.pop("rating")  # voice or a comment before the rating: kept, not yet rated
     return data
+
+
+#: Form field → the stored field it sets: a save that does not carry a field (a stale tab, an
+#: empty or partial POST) leaves what is stored for it as it was.
+_FIELDS = {"rating": "rating", "voice": "voice", "attributed": "attributed",
+           "comment": "comment", "grade": "correctness", "answer": "answer"}  # fmt: skip
+
+
+def _kept(
+    stored: Mapping[str, Any], data: dict[str, Any], form: Mapping[str, str]
+) -> dict[str, Any]:
+    """``data`` with each stored field the form did not carry kept: a rating is changed only
+    by a save that carries one."""
+    kept = dict(data)
+    for name, field in _FIELDS.items():
+        # (text a person may clear is kept only when the form lacks it altogether)
+        absent = name not in form if name in ("comment", "answer") else not form.get(name)
+        if absent and field in stored:
+            kept[field] = stored[field]
+    if "support" in stored and not any(k.startswith("support-") for k in form):
+        kept["support"] = stored["support"]
+    if "answer" not in form and "abstained" in stored:
+        kept["abstained"] = stored["abstained"]
+        kept["cited"] = stored.get("cited", [])
+    return kept
 
 
 def create_app(packet_dir: Path, sealed: Path | None = None) -> Starlette:
@@ -274,7 +310,7 @@ def create_app(packet_dir: Path, sealed: Path | None = None) -> Starlette:
             error=None,
             query=query,
             hits=pages.search(query, item, reviewer),
-            cited=[pages.source(pid) for pid in answer.get("cited", [])],
+            cited=[pages.source(pid, item, reviewer) for pid in answer.get("cited", [])],
         )
 
     async def save(request: Request) -> Response:
@@ -287,7 +323,8 @@ def create_app(packet_dir: Path, sealed: Path | None = None) -> Starlette:
         form = {k: str(v) for k, v in submitted.items()}
         cited = [str(v) for v in submitted.getlist("cite")]
         try:
-            data = _parse(pages, item, reviewer, form, cited)
+            data = _kept(pages.saved(reviewer).get(item_id, {}), _parse(pages, item, reviewer,
+                                                                        form, cited), form)
         except ValidationError as error:
             message = "; ".join(
                 f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in error.errors()

@@ -62,9 +62,11 @@ __all__ = [
     "load_packet",
     "load_sealed",
     "make_packet",
+    "refuse_key_inside",
     "seal",
     "sealed_path_of",
     "write_packet",
+    "write_private",
 ]
 
 PACKET_SCHEMA: Final = "ragcard.review-packet/1"
@@ -401,7 +403,7 @@ def write_packet(
     folder.mkdir(parents=True, exist_ok=True)
     if sealed and sealed_path is not None:
         body = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in sealed).encode()
-        _write_private(sealed_path, body, "sealed restricted text")
+        write_private(sealed_path, body, "sealed restricted text")
         manifest = manifest.model_copy(update={"sealed_sha256": hashlib.sha256(body).hexdigest()})
     lines = "".join(
         json.dumps(i.model_dump(exclude_none=True), ensure_ascii=False) + "\n" for i in items
@@ -419,10 +421,11 @@ def write_packet(
 def write_key(path: Path, key: ReviewKey) -> None:
     """Write the key readable by its owner only; an existing key is never overwritten."""
     text = json.dumps(key.model_dump(by_alias=True), indent=2, ensure_ascii=False) + "\n"
-    _write_private(path, text.encode("utf-8"), "review key")
+    write_private(path, text.encode("utf-8"), "review key")
 
 
-def _write_private(path: Path, body: bytes, what: str) -> None:
+def write_private(path: Path, body: bytes, what: str) -> None:
+    """Write ``body`` readable by its owner only (mode 0600); never over an existing file."""
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -430,6 +433,17 @@ def _write_private(path: Path, body: bytes, what: str) -> None:
         raise ConfigError(f"{path} exists: refusing to overwrite a {what}") from None
     with os.fdopen(fd, "wb") as handle:
         handle.write(body)
+
+
+def refuse_key_inside(key_path: Path, out: Path) -> None:
+    """The key (and the sealed file beside it) may not sit in the folder handed to reviewers."""
+    key, folder = key_path.resolve(), out.resolve()
+    if key == folder or folder in key.parents:
+        raise ConfigError(
+            f"--key {key_path} is inside the packet folder {out}, which goes to the reviewers: "
+            "whoever holds the packet could unblind it; write the key elsewhere (the default "
+            "is RUN/review/)"
+        )
 
 
 def sealed_path_of(key_path: Path, packet_id: str) -> Path:
@@ -500,6 +514,7 @@ def make_packet(
         sha256="",
     )
     key_path = key_path or run.folder / "review" / f"{packet_id}.key.json"
+    refuse_key_inside(key_path, out)
     packet = write_packet(out, manifest, items, corpus=run.corpus,
                           sealed_path=sealed_path_of(key_path, packet_id))  # fmt: skip
     key = ReviewKey(

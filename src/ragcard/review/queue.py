@@ -39,6 +39,7 @@ from ragcard.review.packet import (
     PacketPassage,
     ReviewKey,
     new_packet_id,
+    refuse_key_inside,
     sealed_path_of,
     write_key,
     write_packet,
@@ -244,6 +245,7 @@ def make_queue(
         sha256="",
     )
     key_path = key_path or run.folder / "review" / f"{packet_id}.key.json"
+    refuse_key_inside(key_path, out)
     packet = write_packet(out, manifest, [item for item, _ in made], corpus=run.corpus,
                           sealed_path=sealed_path_of(key_path, packet_id))  # fmt: skip
     key = ReviewKey(
