@@ -37,8 +37,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
+from ragcard.inputs.responses import strip_markers
 from ragcard.judges.base import MAIN_POINT, Evidence, Grade, Verdict, correctness_verdict
 from ragcard.judges.lexical import (
     _NUMBER_WORDS,
@@ -48,6 +49,7 @@ from ragcard.judges.lexical import (
     _tokens,
     stem,
 )
+from ragcard.judges.main_point import main_point, secondary_spans
 
 __all__ = [
     "ALGORITHM",
@@ -112,6 +114,9 @@ _UNITS = {
         "minute": "minute minutes",
         "time": "time times",
         "percent": "percent per cent",
+        "£": "pound pounds quid",  # "55 pounds" is "£55"
+        "€": "euro euros",
+        "$": "dollar dollars",
     }.items()
     for word in words.split()
 }
@@ -185,8 +190,20 @@ class KeyFacts:
     terms: dict[str, float]  # stemmed new term → weight
     clauses: tuple[tuple[frozenset[str], bool], ...]  # per clause: its terms, its polarity
     yes_no: str | None
-    #: The key facts of the leading clause alone (the direct answer), when there are others.
-    lead: KeyFacts | None = None
+    #: The key facts of the main point alone (:func:`~ragcard.judges.main_point.main_point`),
+    #: one per thing the question asks, when there are other facts.
+    points: tuple[KeyFacts, ...] = ()
+    #: Figures of the secondary parts (a parenthetical, an attributed answer's source year):
+    #: a conflict with them counts, their absence does not.
+    secondary: tuple[Quantity, ...] = ()
+    #: stemmed term → the word it came from (for reasons)
+    surface: dict[str, str] = field(default_factory=dict)
+    question: str | None = None
+    point: str = ""  # the main point's words
+
+    @property
+    def required(self) -> tuple[Quantity, ...]:
+        return tuple(q for q in self.quantities if q not in self.secondary)
 
 
 def _clauses(text: str) -> list[tuple[int, int]]:
@@ -391,14 +408,26 @@ def _term_weights(text: str, question: str | None) -> dict[str, float]:
         lower = token.lower().replace("’", "'")
         if lower in _STOPWORDS or _is_negation(lower) or len(lower) < 2 or lower in _NUMBER_NAMES:
             continue
-        if lower in _ORDINALS or lower in ("yes",):
+        if lower in _ORDINALS or lower in ("yes",) or lower in _MODALS:
             continue
-        term = _ANTONYMS.get(stem(lower), stem(lower))
+        term = _term(lower)
         if term in asked:
             continue
         name = token[0].isupper() and index > 0 and lower not in _MONTHS
         weights[term] = max(weights.get(term, 0.0), 2.0 if name else 1.0)
     return weights
+
+
+#: Modal verbs: they set a rule's force (the contrast rules read them), not what it is about.
+_MODALS = frozenset({"must", "may", "might", "shall"})
+
+
+def _term(token: str) -> str:
+    """A word as a key-fact term: stemmed as the lexical judge stems it, an antonym as its base,
+    and "carried" / "carries" / "carry" one term (the stemmer leaves "carri")."""
+    term = stem(token)
+    term = _ANTONYMS.get(term, term)
+    return term[:-1] + "y" if term.endswith("i") and len(term) > 3 else term
 
 
 def _content(text: str) -> set[str]:
@@ -407,9 +436,9 @@ def _content(text: str) -> set[str]:
     for token in _tokens(text):
         if token[0].isdigit() or token in _STOPWORDS or _is_negation(token) or len(token) < 2:
             continue
-        if token in _NUMBER_NAMES or token in _ORDINALS:
+        if token in _NUMBER_NAMES or token in _ORDINALS or token in _MODALS:
             continue
-        terms.add(_ANTONYMS.get(stem(token), stem(token)))
+        terms.add(_term(token))
     return terms
 
 
@@ -424,22 +453,62 @@ def clause_polarity(text: str) -> bool:
 
 
 def key_facts(expected: str, question: str | None = None) -> KeyFacts:
-    """The key facts of an expected answer (module docstring)."""
+    """The key facts of an expected answer (module docstring); its secondary parts
+    (:func:`ragcard.judges.main_point.secondary_spans`) are checked for conflicts but not
+    required, and :attr:`KeyFacts.lead` holds the main point's."""
+    spans = secondary_spans(expected)
+    core = _blank(expected, spans)
+    points = main_point(core, question, _has_fact)
+    facts = _facts(expected, question, core, spans)
+    if len(points) > 1 or _words(points[0]) != _words(core):
+        parts = tuple(_facts(point, question, point, []) for point in points)
+        facts = replace(facts, points=parts)
+    return replace(facts, point="; ".join(points))
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"\w+", text.lower())
+
+
+def _has_fact(text: str) -> bool:
+    return bool(quantities(text) or _identifiers(text))
+
+
+def _blank(text: str, spans: Sequence[tuple[int, int]]) -> str:
+    """``text`` with ``spans`` blanked out (offsets kept)."""
+    for start, end in spans:
+        text = text[:start] + " " * (end - start) + text[end:]
+    return text
+
+
+def _facts(
+    expected: str, question: str | None, core: str, spans: Sequence[tuple[int, int]]
+) -> KeyFacts:
     clauses = []
     for start, end in _clauses(expected):
         piece = expected[start:end]
         clauses.append((frozenset(_content(piece)), clause_polarity(piece)))
     found = _YES_NO.match(expected)
-    leading = _LEAD.split(expected, maxsplit=1)[0]
+    figures = quantities(expected)
     return KeyFacts(
         expected,
-        quantities(expected),
-        _identifiers(expected) | _conditions(expected),
-        _term_weights(expected, question),
+        figures,
+        _identifiers(core) | _conditions(core),
+        _term_weights(core, question),
         tuple(clauses),
         found.group(1).lower() if found else None,
-        key_facts(leading, question) if leading.strip() != expected.strip() else None,
+        (),
+        tuple(q for q in figures if any(s <= q.start < e for s, e in spans)),
+        _surfaces(core),
+        question,
     )
+
+
+def _surfaces(text: str) -> dict[str, str]:
+    found: dict[str, str] = {}
+    for raw in re.finditer(r"[^\W\d_]+(?:['’][^\W\d_]+)?", text):
+        found.setdefault(_term(raw.group(0).lower().replace("’", "'")), raw.group(0))
+    return found
 
 
 _KNOWN_UNITS = (
@@ -493,31 +562,13 @@ def _context_of(text: str, position: int, unit: str | None) -> frozenset[str]:
 def _conflict(facts: KeyFacts, answer: str, have: Sequence[Quantity]) -> str | None:
     """Why the answer contradicts the expected answer, or None."""
     answer_clauses = _clauses(answer)
-    best: tuple[float, str] | None = None  # the conflict in the most similar context
     pairs = _pairs(facts.quantities, have)
-    stated, used = {id(w) for w, _ in pairs}, {id(h) for _, h in pairs}
-    for want in facts.quantities:
-        if want.unit is None or id(want) in stated:
-            continue
-        context = _context_of(facts.text, want.start, want.unit)
-        for other in have:
-            if other.unit != want.unit or other.value == want.value or id(other) in used:
-                continue
-            shared = context & _context_of(answer, other.start, other.unit)
-            share = len(shared) / len(context) if context else 0.0
-            # the same kind of figure about the same thing: another value is a conflict (a
-            # date, which answers mention for many reasons, needs the closer context)
-            close = share >= 0.5 or (want.unit != "date" and len(shared) >= 2 and share >= 0.3)
-            if close and (best is None or share > best[0]):
-                said = (
-                    f"the answer says '{other.shown(answer)}' where the expected answer says "
-                    f"'{want.shown(facts.text)}'"
-                )
-                best = (share, said)
-    if best is None:
-        best = _rival(facts, answer, have, pairs)
+    best = _other_value(facts, answer, have, pairs) or _rival(facts, answer, have, pairs)
     if best is not None:
         return best[1]
+    swapped = _swapped(facts, answer, pairs)
+    if swapped is not None:
+        return swapped
     opening = _YES_NO.match(answer)
     if facts.yes_no and opening and opening.group(1).lower() != facts.yes_no:
         return (
@@ -525,6 +576,122 @@ def _conflict(facts: KeyFacts, answer: str, have: Sequence[Quantity]) -> str | N
             f"'{facts.yes_no}'"
         )
     return _polarity_conflict(facts, answer, answer_clauses)
+
+
+_MONEY = frozenset("£€$")
+#: Words that bound or place a figure, not what it is about ("within 24 hours").
+_FILLER_TERMS = frozenset(
+    stem(word) for word in _UNIT_FILLERS | {"within", "least", "up", "per", "each", "every",
+                                             "than", "most", "maximum", "minimum", "only"}
+)  # fmt: skip
+_PERIOD = re.compile(
+    r"\s*(?:a|an|per|each|every)\s+(?:calendar\s+|policy\s+|tax\s+|holiday\s+|working\s+)?"
+    r"(day|week|month|year|night|mile|hour)s?\b",
+    re.IGNORECASE,
+)
+
+
+def _slot(text: str, figure: Quantity, question: str | None = None) -> frozenset[str]:
+    """What a figure is about: the content terms of its clause, its unit left out, with its
+    period ("£55 a day": "per day"); a clause with fewer than two terms borrows the one before
+    it ("£210 in London, £140 elsewhere in the UK"), and a bare figure that is the whole
+    expected answer ("Six months.") is about what the question asks."""
+    clauses = _clauses(text)
+    index = _clause_of(figure.start, clauses)
+    terms = _slot_terms(text, clauses[index], figure) if clauses else set()
+    if len(terms) < 2 and index > 0:
+        terms |= _slot_terms(text, clauses[index - 1], figure)
+    period = _PERIOD.match(text, figure.end)
+    if period:
+        terms.add(f"per {period.group(1).lower()}")
+    if not terms and question:
+        terms = _content(question)
+    return frozenset(terms)
+
+
+def _slot_terms(text: str, span: tuple[int, int], figure: Quantity) -> set[str]:
+    skip = {figure.unit, stem(figure.unit or "")} | _FILLER_TERMS
+    return {t for t in _content(text[span[0] : span[1]]) if t not in skip}
+
+
+def _same_kind(one: Quantity, other: Quantity) -> bool:
+    """Figures of one kind: the same unit, or two amounts of money, or two durations ("two
+    days" / "two weeks")."""
+    if one.unit == other.unit:
+        return True
+    return any(one.unit in group and other.unit in group for group in (_MONEY, _DURATIONS))
+
+
+def _swapped(
+    facts: KeyFacts, answer: str, pairs: Sequence[tuple[Quantity, Quantity]]
+) -> str | None:
+    """A stated figure put in another expected figure's slot ("every four years for
+    engineering roles and every three years for other roles" for the reverse): the answer's
+    figure shares more of the other figure's slot than of its own."""
+    for want, same in pairs:
+        if want.unit is None:
+            continue
+        where = _slot(answer, same)
+        own = 0
+        for twin in facts.quantities:  # the wanted figures of this value: is it at home?
+            if (twin.value, twin.unit) == (want.value, want.unit):
+                home = _slot(facts.text, twin, facts.question)
+                own = max(own, len(home & where))
+                if home and len(home & where) / len(home) >= 0.5:
+                    break
+        else:
+            own = -1
+        if own != -1:
+            continue  # at home
+        for other in facts.quantities:
+            if other.value == want.value or other.unit != want.unit:
+                continue
+            slot = _slot(facts.text, other, facts.question)
+            theirs = len(slot & where)
+            if theirs > own and slot and theirs / len(slot) >= 0.5:
+                return (
+                    f"the answer gives '{same.shown(answer)}' for what the expected answer "
+                    f"gives as '{other.shown(facts.text)}'"
+                )
+    return None
+
+
+def _other_value(
+    facts: KeyFacts,
+    answer: str,
+    have: Sequence[Quantity],
+    pairs: Sequence[tuple[Quantity, Quantity]],
+) -> tuple[float, str] | None:
+    """Another value where the expected answer has a figure the answer never states: a figure of
+    the same kind (unit; any currency for an amount) filling the same slot — the same quantity
+    about the same thing (:func:`_slot`). The same number in another currency ("£1,400" for
+    "€1,400") conflicts wherever it stands; a second true figure about something else ("£140
+    elsewhere in the UK" beside a missing "£55 a day" for meals) is no conflict."""
+    stated, used = {id(w) for w, _ in pairs}, {id(h) for _, h in pairs}
+    best: tuple[float, str] | None = None  # the conflict in the most similar slot
+    question = facts.question
+    for want in facts.quantities:
+        if want.unit is None or id(want) in stated:
+            continue
+        money = want.unit in _MONEY
+        slot = _slot(facts.text, want, question)
+        for other in have:
+            same = (other.value, other.unit) == (want.value, want.unit)
+            if not _same_kind(want, other) or id(other) in used or same:
+                continue
+            shared = slot & _slot(answer, other)
+            share = len(shared) / len(slot) if slot else 0.0
+            # a date, which answers mention for many reasons, needs the closer slot
+            close = share >= 0.5 or (want.unit != "date" and len(shared) >= 2 and share >= 0.3)
+            if money and other.value == want.value:
+                close, share = True, max(share, 1.0)  # "£1,400" for "€1,400"
+            if close and (best is None or share > best[0]):
+                said = (
+                    f"the answer says '{other.shown(answer)}' where the expected answer says "
+                    f"'{want.shown(facts.text)}'"
+                )
+                best = (share, said)
+    return best
 
 
 _DURATIONS = frozenset({"day", "week", "month", "year", "hour", "minute"})
@@ -615,6 +782,7 @@ class Coverage:
     missing: tuple[str, ...]
     missing_terms: float = 0.0  # weight of the new terms not found
     counted: tuple[int, int] = (0, 0)  # figures found, figures (unweighted, for reasons)
+    terms_missing: tuple[str, ...] = ()  # the stemmed terms not found
 
     @property
     def score(self) -> float:
@@ -631,24 +799,47 @@ class Coverage:
 
 
 def coverage(answer: str, facts: KeyFacts, have: Sequence[Quantity] | None = None) -> Coverage:
-    """The key facts of ``facts`` that ``answer`` states."""
+    """The key facts of ``facts`` that ``answer`` states (the secondary figures not required)."""
     have = quantities(answer) if have is None else have
-    found = _matched(facts.quantities, have)
+    required = facts.required
+    found = _matched(required, have)
     answer_ids = _identifiers(answer) | _conditions(answer)
     ids_found = [i for i in sorted(facts.identifiers) if i in answer_ids]
-    answer_terms = _content(answer)
+    answer_terms = _content(answer) | _acronym_terms(answer, facts.text)
     total = sum(facts.terms.values())
     held = sum(w for t, w in facts.terms.items() if _has_term(t, answer_terms))
-    missing = [q.shown(facts.text) for q in facts.quantities if q not in found]
+    missing = [q.shown(facts.text) for q in required if q not in found]
     missing += sorted(facts.identifiers - set(ids_found))
     return Coverage(
         sum(_weight(q) for q in found) + len(ids_found),
-        sum(_weight(q) for q in facts.quantities) + len(facts.identifiers),
+        sum(_weight(q) for q in required) + len(facts.identifiers),
         held / total if total else 1.0,
         tuple(missing),
         total - held,
-        (len(found) + len(ids_found), len(facts.quantities) + len(facts.identifiers)),
+        (len(found) + len(ids_found), len(required) + len(facts.identifiers)),
+        tuple(t for t in facts.terms if not _has_term(t, answer_terms)),
     )
+
+
+_ACRONYM = re.compile(r"\b[A-Z]{2,6}\b")
+_CAPITALISED_RUN = re.compile(r"\b[A-Z][a-z]+(?:[\s-]+[A-Z][a-z]+){1,5}\b")
+
+
+def _acronym_terms(answer: str, expected: str) -> set[str]:
+    """Terms an answer states by abbreviation: the words of "Performance Improvement Plan"
+    where the answer says "PIP", and "pip" where the expected answer says "PIP" and the answer
+    spells it out."""
+    found: set[str] = set()
+    for acronyms, runs, spelt in ((answer, expected, False), (expected, answer, True)):
+        short = {m.group(0) for m in _ACRONYM.finditer(acronyms)}
+        if not short:
+            continue
+        for run in _CAPITALISED_RUN.finditer(runs):
+            words = re.split(r"[\s-]+", run.group(0))
+            initials = "".join(w[0] for w in words)
+            if initials in short:
+                found |= {initials.lower()} if spelt else _content(run.group(0))
+    return found
 
 
 def _weight(figure: Quantity) -> float:
@@ -669,8 +860,10 @@ def grade_answer(
     key facts come from ``expected``. ``similarity(expected, answer)`` — a meaning score in
     [0, 1] such as the best sentence cosine of the embedding judges — lets an answer in other
     words count: from :data:`SIMILAR_CORRECT` with every figure it is correct, from
-    :data:`SIMILAR_PARTIAL` it is at least partial; it never outweighs a conflict."""
+    :data:`SIMILAR_PARTIAL` it is at least partial; it never outweighs a conflict. Inline
+    citation markers (``[working-hours@2024#1.1]``) are not answer words."""
     facts = facts or key_facts(expected, question)
+    answer = strip_markers(answer)
     if not answer.strip():
         return correctness_verdict("wrong", 0.0, "empty answer")
     have = quantities(answer)
@@ -691,21 +884,43 @@ def grade_answer(
             score = max(score, MAIN_POINT)
     if grade == "correct":
         return correctness_verdict("correct", max(score, 0.75), f"states {shown}")
+    # the main point: the expected answer's key fact (main_point.py), each of them when the
+    # question asks several things
+    points = [(p, coverage(answer, p, have)) for p in facts.points or (facts,)]
+    if all(c.score >= LEAD_MAIN - 1e-9 for _, c in points) and (grade == "partial" or facts.points):
+        score = max(MAIN_POINT, min(score, 0.74))
+        return correctness_verdict(
+            "partial", score, f"states the main point ({_quoted(facts.point)}); {shown}"
+            f"{_missing(facts, found)}"
+        )
+    point, lead = min(points, key=lambda pair: pair[1].score)
     if grade == "wrong":
         if found.figures and not found.figures_found:
             why = f"none of the expected figures ({', '.join(found.missing[:4])}); {shown}"
         else:
             why = f"states only {shown}"
-        return correctness_verdict("wrong", min(score, 0.49), why)
-    missing = f"; missing: {', '.join(found.missing[:4])}" if found.missing else ""
-    # the main point: the expected answer's leading clause (its direct answer) is there
-    lead = coverage(answer, facts.lead, have).score if facts.lead is not None else found.score
-    if lead >= LEAD_MAIN:
-        score = max(MAIN_POINT, min(score, 0.74))
-        return correctness_verdict("partial", score, f"states the main point; {shown}{missing}")
+        return correctness_verdict("wrong", min(score, 0.49), f"{why}{_missing(facts, found)}")
     return correctness_verdict(
-        "partial", min(score, MAIN_POINT - 0.01), f"misses the main point; {shown}{missing}"
-    )
+        "partial", min(score, MAIN_POINT - 0.01),
+        f"misses the main point ({_quoted(point.point or point.text)})"
+        f"{_missing(point, lead, 'of it')}; {shown}",
+    )  # fmt: skip
+
+
+def _quoted(text: str, limit: int = 90) -> str:
+    text = " ".join(text.split()).strip(" ,;.")
+    return f"'{text}'" if len(text) <= limit else f"'{text[: limit - 1].rstrip()}…'"
+
+
+def _missing(facts: KeyFacts, found: Coverage, where: str = "") -> str:
+    """What of ``facts`` the answer does not state: the figures and codes, then the words."""
+    figures = " ".join(found.missing).lower()
+    words = [facts.surface.get(t, t) for t in found.terms_missing]
+    words = [w for w in words if w.lower() not in figures]
+    shown = list(found.missing[:4]) + words[: max(0, 6 - len(found.missing[:4]))]
+    if not shown:
+        return ""
+    return f"; missing{' ' + where if where else ''}: {', '.join(shown)}"
 
 
 def _grade(found: Coverage) -> Grade:
