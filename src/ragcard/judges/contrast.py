@@ -1,0 +1,481 @@
+"""A sentence and its minimal contrast: a negation, a name, a relation word changed.
+
+The figure rule (:mod:`ragcard.judges.figures`) catches a copied sentence with one figure
+replaced. This module catches the other changes a careful reader sees first, in a claim set
+beside the evidence sentence it copies (docs/judges.md, "Contrast rules"):
+
+* **negation** on one side only — "are not parked" for "are parked", "may not" for "may",
+  "no longer", "never", "cannot", "without", "none", "closed" for "open", "unpaid" for "paid";
+* **name** — a name, code, title or place replaced by another capitalised or code token
+  ("building A" for "building B", "OH-1" for "OH-2");
+* **relation** — a word of a small curated lexicon replaced by another of its axis:
+  before/after, first/last, more/less, highest/lowest, minimum/maximum, increase/decrease,
+  all/some, must/may, required/optional, above/below, inside/outside, roof/basement, daily/weekly.
+
+How. The claim is aligned word by word with each evidence sentence
+(:class:`difflib.SequenceMatcher` over lower-cased, stemmed tokens, number words as digits,
+contractions expanded: "can't" = "can not"); the sentences sharing the most words are the ones
+it copies. A change counts only where it is tight — at most :data:`MAX_SPAN` tokens on each
+side, between words the two share (:data:`MIN_CONTEXT` at least, before and after together) —
+and where it holds against every equally aligned sentence, and no evidence sentence states the
+claim's words around it as they are (a run of :data:`RUN`). What compensates is not a change:
+"must not" for "is forbidden", "not required" for "optional", "may not" for "must not", "no
+later than" for "by", "not uncommon" for "common" (negations and negative words counted, an
+even number cancelling; modal words read as obligation or permission). A rewrite that
+reorders or rewords aligns no tight change and is left to the other checks, except a negation:
+a clause of the claim whose content words lie, nearly all, in one clause of the sentence with
+the other polarity is a negation too.
+
+Supersession. ``outdated`` holds the texts of versions no longer in force: their sentences are
+never the sentence a claim is read against (a claim that differs from an old version is the
+currency layer's business), unless nothing else is given.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+
+from ragcard._sentences import sentence_spans
+from ragcard.judges.contrast_lexicon import (
+    AXES,
+    MODAL_AXIS,
+    NEGATIVE_WORDS,
+    NEUTRAL_PHRASES,
+    PHRASES,
+    STOPWORDS,
+    TITLES,
+)
+from ragcard.judges.lexical import figure_tokens, stem
+
+__all__ = ["Contrast", "contrast_in", "find_contrast"]
+
+#: Tokens on either side of a change at most: wider is a rewrite, not a contrast.
+MAX_SPAN = 3
+#: Shared tokens around a change, before and after together, at least.
+MIN_CONTEXT = 3
+#: A claim's words copied as a run of this many from an evidence sentence are stated there.
+RUN = 4
+#: Claims and sentences longer than this (unsplit text) are not aligned.
+MAX_ALIGNED = 400
+#: Share of a claim clause's content words one evidence clause must hold to be its clause.
+CLAUSE_MATCH = 0.8
+
+
+@dataclass(frozen=True, slots=True)
+class Contrast:
+    """What a claim changed against its evidence: ``kind`` is ``negation``, ``name`` or
+    ``relation``; the claim's words and the evidence's; a reason that names the change."""
+
+    kind: str
+    claim_word: str
+    evidence_word: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Token:
+    norm: str  # what is aligned: lower-cased, stemmed, number words as digits
+    word: str  # lower-cased word
+    surface: str  # as written ("cannot" for both its tokens)
+    start: int
+    end: int
+    name: bool  # a capitalised word not at the sentence start, or a code ("OH-1", "A4")
+    negative: bool  # a negation or a negative word ("not", "forbidden")
+    neutral: bool  # inside a phrase that negates nothing ("no later than")
+    axis: tuple[str, str] | None  # (axis, value) from the lexicon
+
+
+_TOKEN = re.compile(
+    r"[A-Za-z][A-Za-z0-9]*(?:[-/][A-Za-z0-9]+)+|[A-Za-z]+\d[A-Za-z0-9]*|\d+[A-Z][A-Za-z]*"
+    r"|\d+(?:,\d{3})*(?:\.\d+)?|[^\W\d_]+(?:['’][^\W\d_]+)?"
+)
+_WORD = re.compile(r"\d+(?:,\d{3})*(?:\.\d+)?|[^\W\d_]+(?:['’][^\W\d_]+)?")
+_CONTRACTION = {"can't": "can", "won't": "will", "shan't": "shall", "ain't": "is"}
+_ANSWER_WORD = re.compile(r"^\s*(?:yes|no)\b\s*[,.;:!\u2013\u2014-]+\s*", re.I)
+_QUOTES = ("\"", "“", "`", "'", "‘")
+_PREFIXES = ("un", "in", "im", "il", "ir", "dis", "non")
+
+
+def find_contrast(
+    claim: str, evidence: str, *, outdated: Sequence[str] = ()
+) -> Contrast | None:
+    """The first contrast of ``claim`` against the sentences of ``evidence`` it copies, or
+    None when it changes no negation, name or relation word (module docstring)."""
+    sentences = [evidence[a:b] for a, b in sentence_spans(evidence)]
+    return contrast_in(claim, sentences, outdated=outdated)
+
+
+def contrast_in(
+    claim: str, sentences: Iterable[str], *, outdated: Sequence[str] = ()
+) -> Contrast | None:
+    """:func:`find_contrast` over sentences already split."""
+    claim = _ANSWER_WORD.sub("", claim, count=1)
+    ours = _tokens(claim)
+    if not ours or len(ours) > MAX_ALIGNED:
+        return None
+    old = {" ".join(s.split()) for text in outdated for s in _split(text)}
+    given = list(dict.fromkeys(s for text in sentences for s in _split(text)))
+    kept = [s for s in given if " ".join(s.split()) not in old] or given
+    evidence = [tokens for s in kept if 0 < len(tokens := _tokens(s)) <= MAX_ALIGNED]
+    if not evidence:
+        return None
+    copied = {
+        tuple(t.norm for t in tokens[i : i + RUN])
+        for tokens in evidence
+        for i in range(len(tokens) - RUN + 1)
+    }
+    norms = [t.norm for t in ours]
+    matcher = SequenceMatcher(autojunk=False)
+    matcher.set_seq2(norms)
+    aligned = []
+    for tokens in evidence:
+        matcher.set_seq1([t.norm for t in tokens])
+        shared = sum(block.size for block in matcher.get_matching_blocks())
+        aligned.append((shared, matcher.ratio(), tokens, matcher.get_opcodes()))
+    best = max(shared for shared, _, _, _ in aligned)
+    if best * 2 < len(ours):  # the claim copies no sentence: only the clause check applies
+        return _clause_negation(ours, evidence)
+    found: list[Contrast] | None = None
+    for shared, _, tokens, codes in aligned:
+        if shared != best:
+            continue
+        here = [c for c in _changes(codes, tokens, ours, copied) if c is not None]
+        # a change holds only if it holds against every sentence aligned as well
+        found = here if found is None else [c for c in found if c in here]
+    if found:
+        return found[0]
+    return _clause_negation(ours, [t for s, _, t, _ in aligned if s == best])
+
+
+def _split(text: str) -> list[str]:
+    return [text[a:b] for a, b in sentence_spans(text)]
+
+
+def _tokens(text: str) -> list[_Token]:
+    """The tokens of ``text``, contractions expanded, each read against the lexicon."""
+    raw: list[tuple[str, str, int, int]] = []  # (surface, lower, start, end)
+    for m in _TOKEN.finditer(text):
+        surface = m.group(0)
+        if not _is_code(surface) and not surface[0].isdigit() and not surface.isalpha():
+            if "'" not in surface and "’" not in surface:  # "well-known": its words
+                raw.extend(_words(surface, m.start()))
+                continue
+        raw.extend(_expand(surface, m.start(), m.end()))
+    words = [lower for _, lower, _, _ in raw]
+    neutral = _phrase_marks(words, NEUTRAL_PHRASES)
+    phrases = _phrase_values(words)
+    out = []
+    for i, (surface, lower, start, end) in enumerate(raw):
+        norm = _norm(lower)
+        name = _is_code(surface) or (
+            i > 0 and surface[0].isupper() and lower not in TITLES
+            and (lower not in STOPWORDS or len(surface) == 1 and surface != "I")
+        ) or (len(surface) > 1 and surface.isupper() and surface.isalpha())
+        axis = phrases.get(i) or (None if name else AXES.get(norm) or AXES.get(lower))
+        # a capitalised "Never" or "Can't" inside a sentence is a title's word ("It's Now or
+        # Never"), and so is a "n't" written apart after one ("Ca n't Get You Out")
+        quoted = text[:start].rstrip().endswith(_QUOTES)
+        title = (start > raw[0][2] or quoted) and surface[0].isupper() or (
+            surface.lower() == "n't" and i > 0 and raw[i - 1][0][0].isupper()
+        )
+        negative = not neutral[i] and lower in NEGATIVE_WORDS and not title
+        out.append(_Token(norm, lower, surface, start, end, name, negative, neutral[i],
+                          None if neutral[i] else axis))  # fmt: skip
+    return out
+
+
+def _words(surface: str, offset: int) -> Iterator[tuple[str, str, int, int]]:
+    for m in _WORD.finditer(surface):
+        yield m.group(0), m.group(0).lower(), offset + m.start(), offset + m.end()
+
+
+def _expand(surface: str, start: int, end: int) -> list[tuple[str, str, int, int]]:
+    lower = surface.lower().replace("’", "'")
+    if lower == "cannot":
+        return [(surface, "can", start, end), (surface, "not", start, end)]
+    if lower.endswith("n't"):
+        base = _CONTRACTION.get(lower, lower[:-3])
+        return [(surface, base, start, end)] * bool(base) + [(surface, "not", start, end)]
+    if lower.endswith("'s"):
+        lower = lower[:-2]
+    return [(surface, lower, start, end)] if lower else []
+
+
+def _is_code(surface: str) -> bool:
+    return any(c.isdigit() for c in surface) and any(c.isupper() for c in surface)
+
+
+def _norm(lower: str) -> str:
+    if lower[0].isdigit() or lower in _NUMBER_WORDS:
+        return figure_tokens(lower)[0][0]
+    if not lower.isascii():  # "Makedonía" = "Makedonia"
+        decomposed = unicodedata.normalize("NFKD", lower)
+        lower = "".join(c for c in decomposed if not unicodedata.combining(c))
+    return stem(lower)
+
+
+_NUMBER_WORDS = frozenset(
+    "zero one two three four five six seven eight nine ten eleven twelve twenty thirty forty "
+    "fifty sixty seventy eighty ninety".split()
+)
+
+
+def _phrase_marks(words: list[str], phrases: Iterable[tuple[str, ...]]) -> list[bool]:
+    marks = [False] * len(words)
+    for phrase in phrases:
+        n = len(phrase)
+        for i in range(len(words) - n + 1):
+            if tuple(words[i : i + n]) == phrase:
+                marks[i : i + n] = [True] * n
+    return marks
+
+
+def _phrase_values(words: list[str]) -> dict[int, tuple[str, str]]:
+    """Positions of the lexicon's multi-word phrases ("up to", "have to") → their value."""
+    values: dict[int, tuple[str, str]] = {}
+    for phrase, value in PHRASES.items():
+        n = len(phrase)
+        for i in range(len(words) - n + 1):
+            if tuple(words[i : i + n]) == phrase:
+                values[i] = value
+    return values
+
+
+Code = tuple[str, int, int, int, int]
+
+
+def _changes(
+    codes: Sequence[Code], evidence: list[_Token], claim: list[_Token], copied: set[tuple[str, ...]]
+) -> Iterator[Contrast | None]:
+    """The contrast of each tight change, in claim order."""
+    for n, (tag, e1, e2, c1, c2) in enumerate(codes):
+        if tag == "equal" or e2 - e1 > MAX_SPAN or c2 - c1 > MAX_SPAN:
+            continue
+        before, after = _equal_run(codes, n - 1), _equal_run(codes, n + 1)
+        at_start, at_end = c1 == 0, c2 == len(claim)
+        if (at_start or at_end) and (c1 == c2 or e1 == e2):
+            continue  # words only one side has at the claim's edge: an addition, not a change
+        if not ((before or at_start) and (after or at_end) and before + after >= MIN_CONTEXT):
+            continue
+        if _stated(claim, c1, c2, copied):
+            continue
+        # a negation both sides share next to the change is read with it: "may [not]" for
+        # "must [not]" is the same prohibition, "not [required]" for "not [optional]" is not
+        a1 = c1 - 1 if c1 and e1 and claim[c1 - 1].negative and evidence[e1 - 1].negative else c1
+        b1 = e1 - (a1 < c1)
+        a2 = c2 + 1 if c2 < len(claim) and e2 < len(evidence) and claim[c2].negative and (
+            evidence[e2].negative) else c2
+        b2 = e2 + (a2 > c2)
+        yield _contrast(claim[a1:a2], evidence[b1:b2], claim, evidence, (c1, c2, e1, e2))
+
+
+def _equal_run(codes: Sequence[Code], n: int) -> int:
+    if 0 <= n < len(codes) and codes[n][0] == "equal":
+        return codes[n][4] - codes[n][3]
+    return 0
+
+
+def _stated(claim: list[_Token], c1: int, c2: int, copied: set[tuple[str, ...]]) -> bool:
+    """Whether some evidence sentence states the claim's words across the change as they are
+    (every run of :data:`RUN` words through it, or, for words the claim drops, one across
+    the gap)."""
+    norms = [t.norm for t in claim]
+    starts = range(max(0, c1 - RUN + 1), min(c2, len(norms) - RUN + 1)) if c2 > c1 else range(
+        max(0, c1 - RUN + 1), min(c1, len(norms) - RUN + 1)
+    )
+    runs = [tuple(norms[s : s + RUN]) for s in starts]
+    return bool(runs) and any(run in copied for run in runs)
+
+
+def _contrast(
+    ours: list[_Token],
+    theirs: list[_Token],
+    claim: list[_Token],
+    evidence: list[_Token],
+    where: tuple[int, int, int, int],
+) -> Contrast | None:
+    kind = _polarity(ours, theirs)
+    if kind is None and _axis_flip(ours, theirs):
+        kind = "relation"
+    if kind is None and _name_swap(ours, theirs):
+        kind = "name"
+    return None if kind is None else _made(kind, claim, evidence, where)
+
+
+def _polarity(ours: list[_Token], theirs: list[_Token]) -> str | None:
+    """``negation`` or ``relation`` (obligation for permission) when the two sides say
+    opposite things by their negations and modal words; None when these agree or compensate
+    ("must not" = "is forbidden", "not before" = "after")."""
+    c_neg, e_neg = _parity(ours, theirs), _parity(theirs, ours)
+    mine, yours = _values(ours, MODAL_AXIS), _values(theirs, MODAL_AXIS)
+    if mine or yours:
+        a, b = _deontic(mine, c_neg), _deontic(yours, e_neg)
+        if a == b or {a, b} in _AGREEING:
+            return None
+        return "negation" if c_neg != e_neg else "relation"
+    if c_neg != e_neg and not _compensated(ours, theirs):
+        return "negation"
+    return None
+
+
+#: What a modal phrase allows, pairs that do not contradict each other.
+_AGREEING = [
+    {"free", "may"}, {"free", "need-not"}, {"may", "need-not"}, {"must-not", "not"},
+    {"must", "fact"}, {"may", "fact"}, {"free", "fact"},
+]
+
+
+def _parity(side: list[_Token], other: list[_Token]) -> bool:
+    """Odd number of negations on ``side``: negation words, negative words, and a word that
+    is another word of ``other`` with a negative prefix ("unpaid" beside "paid")."""
+    words = {t.word for t in other}
+    flips = sum(1 for t in side if t.negative)
+    flips += sum(
+        1 for t in side if not t.negative
+        and any(t.word.startswith(p) and t.word[len(p):].lstrip("-") in words for p in _PREFIXES)
+    )  # fmt: skip
+    return flips % 2 == 1
+
+
+def _values(side: list[_Token], axis: str) -> set[str]:
+    return {t.axis[1] for t in side if t.axis is not None and t.axis[0] == axis}
+
+
+def _deontic(values: set[str], negated: bool) -> str:
+    """What a modal phrase allows: ``must`` (obligation), ``must-not`` (prohibition),
+    ``may`` (permission), ``need-not``, ``free`` (optional), ``fact`` (no modal word)."""
+    if "optional" in values:
+        return "need-not" if not negated else "must"  # "not optional" = required
+    if "must" in values:
+        return "must-not" if negated else "must"
+    if "need" in values:  # "required", "have to", "need to": negated, it frees
+        return "need-not" if negated else "must"
+    if "may" in values:
+        return "must-not" if negated else "may"
+    return "not" if negated else "fact"
+
+
+def _compensated(ours: list[_Token], theirs: list[_Token]) -> bool:
+    """An axis word beside the negation that the other side's word makes good ("not before"
+    for "after", "not more than" is neutral already)."""
+    for axis in {t.axis[0] for t in ours if t.axis} & {t.axis[0] for t in theirs if t.axis}:
+        if axis != MODAL_AXIS and _values(ours, axis) != _values(theirs, axis):
+            return True
+    return False
+
+
+def _axis_flip(ours: list[_Token], theirs: list[_Token]) -> bool:
+    for axis in {t.axis[0] for t in ours if t.axis} & {t.axis[0] for t in theirs if t.axis}:
+        if axis == MODAL_AXIS:
+            continue  # read with the negations (_polarity)
+        mine, yours = _values(ours, axis), _values(theirs, axis)
+        if mine and yours and not mine & yours:
+            return True
+    return False
+
+
+def _name_swap(ours: list[_Token], theirs: list[_Token]) -> bool:
+    mine = [t for t in ours if t.name]
+    yours = [t for t in theirs if t.name]
+    if not mine or not yours:
+        return False
+    if {t.norm for t in mine} & {t.norm for t in yours}:
+        return False
+    joined_mine = "".join(t.word for t in ours)
+    joined_yours = "".join(t.word for t in theirs)
+    if _abbreviates(mine, theirs) or _abbreviates(yours, ours):
+        return False
+    return not (joined_mine.startswith(joined_yours[:4]) and len(joined_yours) >= 4)
+
+
+def _abbreviates(names: list[_Token], other: list[_Token]) -> bool:
+    """"US" for "United States", "UK" for "United Kingdom"."""
+    initials = "".join(t.word[0] for t in other if t.word not in STOPWORDS)
+    return any(len(t.word) >= 2 and t.word.replace(".", "") == initials for t in names)
+
+
+def _made(
+    kind: str, claim: list[_Token], evidence: list[_Token], where: tuple[int, int, int, int]
+) -> Contrast:
+    c1, c2, e1, e2 = where
+    mine, yours = _phrase(claim, c1, c2, e1 == e2), _phrase(evidence, e1, e2, c1 == c2)
+    if kind != "negation":
+        reason = f"says '{mine}' where the passage says '{yours}'"
+    elif _parity(claim[c1:c2], evidence[e1:e2]):
+        reason = f"negates '{yours}' (says '{mine}')"
+    else:
+        reason = f"drops the negation in '{yours}' (says '{mine}')"
+    return Contrast(kind, mine, yours, reason)
+
+
+def _phrase(tokens: list[_Token], a: int, b: int, other_empty: bool) -> str:
+    """The changed words as written, with the shared word before them (and, where one side
+    adds words, the one after), for a reason a reader recognises."""
+    lo = max(0, a - 1)
+    hi = min(len(tokens), b + 1) if a == b or other_empty else b
+    return _surface(tokens[lo:hi])
+
+
+def _dedupe(tokens: list[_Token]) -> list[_Token]:
+    """One token per written word ("cannot" is read as two)."""
+    out: list[_Token] = []
+    for token in tokens:
+        if not out or out[-1].start != token.start:
+            out.append(token)
+    return out
+
+
+def _clause_negation(ours: list[_Token], candidates: list[list[_Token]]) -> Contrast | None:
+    """A claim clause whose content words lie nearly all in one clause of an evidence
+    sentence with the other polarity: a negation the alignment could not pair (a rewrite)."""
+    for piece in _clauses_of(ours):
+        terms = _content(piece)
+        if len(terms) < 3:
+            continue
+        for sentence in candidates:
+            for clause in _clauses_of(sentence):
+                if len(terms & _content(clause)) < CLAUSE_MATCH * len(terms):
+                    continue
+                if _polarity(piece, clause) != "negation":
+                    continue
+                mine, yours = _surface(piece), _surface(clause)
+                if _parity(piece, clause):
+                    return Contrast("negation", mine, yours, f"negates '{yours}' (says '{mine}')")
+                reason = f"drops the negation in '{yours}' (says '{mine}')"
+                return Contrast("negation", mine, yours, reason)
+    return None
+
+
+def _content(tokens: list[_Token]) -> set[str]:
+    return {t.norm for t in tokens if t.word not in STOPWORDS and not t.negative
+            and not t.neutral and len(t.word) > 1}  # fmt: skip
+
+
+def _clauses_of(sentence: list[_Token]) -> list[list[_Token]]:
+    """The sentence's tokens cut where its text has a clause break (a comma, "and", …)."""
+    if not sentence:
+        return []
+    # tokens keep offsets into their sentence; a break is a non-word gap holding a mark, or a
+    # connective word
+    out, current = [], [sentence[0]]
+    for token in sentence[1:]:
+        if token.word in _CONNECTIVES or current and token.start - current[-1].end > 1:
+            out.append(current)
+            current = [] if token.word in _CONNECTIVES else [token]
+            continue
+        current.append(token)
+    out.append(current)
+    return [c for c in out if c]
+
+
+_CONNECTIVES = frozenset(
+    "and but or which while whereas although so unless because".split()
+)
+
+
+def _surface(tokens: list[_Token]) -> str:
+    return " ".join(t.surface for t in _dedupe(tokens))
