@@ -143,6 +143,8 @@ def _change_figure(sentence: str, expected: str) -> str | None:
         token = match.group(0)
         if token.lower().replace(",", "") not in wanted:
             continue
+        if re.match(r"-|\s+of\b", sentence[match.end() :]):
+            continue  # "one-off", "one of": not a figure
         if token[0].isdigit():
             number = float(token.replace(",", ""))
             changed = f"{number * 2 + 1:,.0f}" if number >= 1000 else f"{int(number) + 3}"

@@ -40,7 +40,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from ragcard.inputs.responses import strip_markers
+from ragcard._sentences import sentence_spans
 from ragcard.judges.base import MAIN_POINT, Evidence, Grade, Verdict, correctness_verdict
+from ragcard.judges.contrast import contrast_in, find_contrast
+from ragcard.judges.figures import conflicting_figures
 from ragcard.judges.lexical import (
     _NUMBER_WORDS,
     _STOPWORDS,
@@ -559,16 +562,21 @@ def _context_of(text: str, position: int, unit: str | None) -> frozenset[str]:
     return frozenset(t for t in _content(text[start:end]) if t != unit)
 
 
-def _conflict(facts: KeyFacts, answer: str, have: Sequence[Quantity]) -> str | None:
+def _conflict(
+    facts: KeyFacts, answer: str, have: Sequence[Quantity], passages: Sequence[Evidence] = ()
+) -> str | None:
     """Why the answer contradicts the expected answer, or None."""
     answer_clauses = _clauses(answer)
     pairs = _pairs(facts.quantities, have)
     best = _other_value(facts, answer, have, pairs) or _rival(facts, answer, have, pairs)
     if best is not None:
         return best[1]
-    swapped = _swapped(facts, answer, pairs)
+    swapped = _swapped(facts, answer, pairs) or _bound_flipped(facts, answer, pairs)
     if swapped is not None:
         return swapped
+    contrast = _contrast(facts, answer, passages)
+    if contrast is not None:
+        return contrast
     opening = _YES_NO.match(answer)
     if facts.yes_no and opening and opening.group(1).lower() != facts.yes_no:
         return (
@@ -591,19 +599,32 @@ _PERIOD = re.compile(
 )
 
 
-def _slot(text: str, figure: Quantity, question: str | None = None) -> frozenset[str]:
+def _slot(
+    text: str, figure: Quantity, question: str | None = None, wide: bool = False
+) -> frozenset[str]:
     """What a figure is about: the content terms of its clause, its unit left out, with its
     period ("£55 a day": "per day"); a clause with fewer than two terms borrows the one before
     it ("£210 in London, £140 elsewhere in the UK"), and a bare figure that is the whole
-    expected answer ("Six months.") is about what the question asks."""
+    expected answer ("Six months.") is about what the question asks. ``wide`` (an answer's
+    figure, set beside an expected one): a clause with fewer than three terms borrows both
+    neighbours in its sentence, since the answer may split the sentence elsewhere."""
     clauses = _clauses(text)
     index = _clause_of(figure.start, clauses)
     terms = _slot_terms(text, clauses[index], figure) if clauses else set()
-    if len(terms) < 2 and index > 0:
+    if wide and len(terms) < 3:
+        sentences = _sentences(text)
+        home = _clause_of(figure.start, sentences)
+        for near in (index - 1, index + 1):
+            if 0 <= near < len(clauses) and _clause_of(clauses[near][0], sentences) == home:
+                terms |= _slot_terms(text, clauses[near], figure)
+    elif len(terms) < 2 and index > 0:
         terms |= _slot_terms(text, clauses[index - 1], figure)
     period = _PERIOD.match(text, figure.end)
     if period:
         terms.add(f"per {period.group(1).lower()}")
+    aside = _ASIDE.match(text, figure.end)  # "£350 (UK)": the parenthetical says where
+    if aside:
+        terms |= _content(aside.group(1))
     if not terms and question:
         terms = _content(question)
     return frozenset(terms)
@@ -612,6 +633,148 @@ def _slot(text: str, figure: Quantity, question: str | None = None) -> frozenset
 def _slot_terms(text: str, span: tuple[int, int], figure: Quantity) -> set[str]:
     skip = {figure.unit, stem(figure.unit or "")} | _FILLER_TERMS
     return {t for t in _content(text[span[0] : span[1]]) if t not in skip}
+
+
+def _contrast(facts: KeyFacts, answer: str, passages: Sequence[Evidence]) -> str | None:
+    """A negation, name or relation word of the key fact changed (:mod:`ragcard.judges.contrast`):
+    an answer sentence against the expected answer, and against the gold passage sentences that
+    state the main point (an answer that copies the passage copies them), so that "may not
+    order" for "may order", "the first working day" for "the last" is wrong however the
+    expected answer is worded."""
+    sentences = [answer[a:b] for a, b in sentence_spans(answer)]
+    for sentence in sentences:
+        found = find_contrast(sentence, facts.text)
+        # a negation against a reworded expected answer is left to the clause check
+        # (_polarity_conflict): "hasn't responded within five days" is "should respond within
+        # five days", "the 48-hour limit" is "may not work more than 48 hours"
+        if found is not None and found.kind != "negation":
+            return f"the answer {found.reason.replace('the passage', 'the expected answer')}"
+    key = _key_sentences(facts, passages)
+    if not key:
+        return None
+    for sentence in sentences:
+        found = contrast_in(sentence, key)
+        if found is not None:
+            return f"the answer {found.reason} that states the expected answer"
+        changed = conflicting_figures(sentence, key)
+        if changed:
+            ours, theirs = changed[0]
+            return (
+                f"the answer says '{ours}' where the passage that states the expected answer "
+                f"says '{theirs}'"
+            )
+        flipped = _bound_flipped_in(sentence, key)
+        if flipped is not None:
+            return flipped
+    return None
+
+
+def _bound_flipped_in(sentence: str, key: Sequence[str]) -> str | None:
+    """A figure of a key passage sentence bounded the other way ("after three days of receiving
+    it" for "within three days")."""
+    have = quantities(sentence)
+    for text in key:
+        pairs = [(w, h) for w in quantities(text) for h in have if _same_figure(w, h)]
+        ours = [(w, h) for w, h in pairs if _bound(sentence, h) and _bound(text, w)]
+        for want, same in ours:
+            if _bound(sentence, same) != _bound(text, want):
+                return (
+                    f"the answer bounds '{same.shown(sentence)}' the other way from the "
+                    f"passage that states the expected answer"
+                )
+    return None
+
+
+def _key_sentences(facts: KeyFacts, passages: Sequence[Evidence]) -> list[str]:
+    """The gold passage sentences that state the main point: one of its figures, or half its
+    words and more."""
+    points = facts.points or (facts,)
+    key = []
+    for passage in passages:
+        for a, b in sentence_spans(passage.text):
+            sentence = passage.text[a:b]
+            have = quantities(sentence)
+            for point in points:
+                found = coverage(sentence, point, have)
+                if found.figures_found or (found.terms >= 0.5 and point.terms):
+                    key.append(sentence)
+                    break
+    return key
+
+
+def _year_like(figure: Quantity) -> bool:
+    return figure.unit is None and figure.value.isdigit() and 1000 <= int(figure.value) <= 2100
+
+
+_ASIDE = re.compile(r"\s*\(([^()]*)\)")
+_RANGE = re.compile(r"\s*(?:to|until|and|[-–—])\s*", re.IGNORECASE)
+
+
+def _range_partner(
+    facts: KeyFacts,
+    want: Quantity,
+    answer: str,
+    have: Sequence[Quantity],
+    pairs: Sequence[tuple[Quantity, Quantity]],
+) -> Quantity | None:
+    """The other end of a range: the expected answer says "10:00 to 16:00", the answer states
+    "16:00" with another figure of the kind at the same end ("13:00 to 16:00")."""
+    stated = {id(w): h for w, h in pairs}
+    for other in facts.quantities:
+        if id(other) not in stated or not _same_kind(want, other):
+            continue
+        if other.start >= want.end:
+            between, before = facts.text[want.end : other.start], True
+        else:
+            between, before = facts.text[other.end : want.start], False
+        if not _RANGE.fullmatch(between):
+            continue
+        anchor = stated[id(other)]
+        for found in have:
+            if found is anchor or not _same_kind(want, found) or found.value == want.value:
+                continue
+            gap = answer[found.end : anchor.start] if before else answer[anchor.end : found.start]
+            if (found.start < anchor.start) == before and _RANGE.fullmatch(gap):
+                return found
+    return None
+
+
+#: Words that bound a figure from above or below ("within 45 days", "after 45 days").
+_BOUNDS = {
+    **dict.fromkeys(("within", "by", "before", "until", "under", "below", "max", "maximum",
+                     "most", "up to", "no more than", "not more than", "less than",
+                     "fewer than", "no later than"), "upper"),
+    **dict.fromkeys(("after", "over", "above", "beyond", "min", "minimum", "least",
+                     "more than", "no less than", "longer than", "later than"), "lower"),
+}  # fmt: skip
+_BOUND = re.compile(
+    r"\b(" + "|".join(sorted(map(re.escape, _BOUNDS), key=len, reverse=True)) + r")\s+"
+    r"(?:(?:the|a|an|first|last|next|of|your)\s+){0,2}$",
+    re.IGNORECASE,
+)
+
+
+def _bound(text: str, figure: Quantity) -> str | None:
+    """Whether a figure is an upper or a lower bound, from the words just before it."""
+    found = _BOUND.search(text[max(0, figure.start - 40) : figure.start])
+    return _BOUNDS[found.group(1).lower()] if found else None
+
+
+def _bound_flipped(
+    facts: KeyFacts, answer: str, pairs: Sequence[tuple[Quantity, Quantity]]
+) -> str | None:
+    """The expected figure, bounded the other way: "after 45 days" for "within 45 days", "at
+    least 20 days" for "up to 20 days"."""
+    for want, same in pairs:
+        ours, theirs = _bound(answer, same), _bound(facts.text, want)
+        if ours and theirs and ours != theirs:
+            start = max(0, same.start - 20)
+            said = answer[start : same.end].split(" ", 1)[-1] if start else answer[: same.end]
+            return (
+                f"the answer says '{said.strip()}' where the expected answer bounds "
+                f"'{want.shown(facts.text)}' the other way"
+            )
+    return None
 
 
 def _same_kind(one: Quantity, other: Quantity) -> bool:
@@ -671,18 +834,27 @@ def _other_value(
     best: tuple[float, str] | None = None  # the conflict in the most similar slot
     question = facts.question
     for want in facts.quantities:
-        if want.unit is None or id(want) in stated:
+        if id(want) in stated or (want.unit is None and _year_like(want)):
             continue
+        partner = _range_partner(facts, want, answer, have, pairs)
+        if partner is not None:
+            return 1.0, (
+                f"the answer says '{partner.shown(answer)}' where the expected answer says "
+                f"'{want.shown(facts.text)}'"
+            )
         money = want.unit in _MONEY
         slot = _slot(facts.text, want, question)
         for other in have:
             same = (other.value, other.unit) == (want.value, want.unit)
             if not _same_kind(want, other) or id(other) in used or same:
                 continue
-            shared = slot & _slot(answer, other)
+            if want.unit is None and _year_like(other):
+                continue
+            shared = slot & _slot(answer, other, wide=True)
             share = len(shared) / len(slot) if slot else 0.0
             # a date, which answers mention for many reasons, needs the closer slot
-            close = share >= 0.5 or (want.unit != "date" and len(shared) >= 2 and share >= 0.3)
+            loose = want.unit not in ("date", None)  # a bare number needs the closer slot too
+            close = share >= 0.5 or (loose and len(shared) >= 2 and share >= 0.3)
             if money and other.value == want.value:
                 close, share = True, max(share, 1.0)  # "£1,400" for "€1,400"
             if close and (best is None or share > best[0]):
@@ -754,9 +926,24 @@ def _polarity_conflict(
             sentence = next((answer[s:e] for s, e in sentences if s <= best[0] < e), clause)
             if not any(_is_negation(t) or stem(t) in _ANTONYMS for t in _tokens(sentence)):
                 return f"the answer affirms what the expected answer denies: '{clause.strip()}'"
-        elif clause_polarity(clause):
+        elif _negates(clause, terms):
             return f"the answer denies what the expected answer states: '{clause.strip()}'"
     return None
+
+
+def _negates(clause: str, terms: frozenset[str]) -> bool:
+    """Whether a clause negates what ``terms`` say: an odd count of antonyms of them and of
+    negations whose next content word is one of them ("support … have not worked" does not
+    deny "four weeks of documented informal support")."""
+    tokens = _tokens(clause)
+    flips = 0
+    for i, token in enumerate(tokens):
+        if stem(token) in _ANTONYMS:
+            flips += _ANTONYMS[stem(token)] in terms
+        elif _is_negation(token):
+            following = [t for t in tokens[i + 1 : i + 5] if t not in _STOPWORDS]
+            flips += bool(following) and _term(following[0]) in terms
+    return flips % 2 == 1
 
 
 _SENTENCE_END = re.compile(r"[.!?](?:\s+|$)|\n")
@@ -867,7 +1054,7 @@ def grade_answer(
     if not answer.strip():
         return correctness_verdict("wrong", 0.0, "empty answer")
     have = quantities(answer)
-    conflict = _conflict(facts, answer, have)
+    conflict = _conflict(facts, answer, have, passages)
     if conflict is not None:
         return correctness_verdict("wrong", 0.0, conflict)
     found = coverage(answer, facts, have)
