@@ -652,36 +652,55 @@ def _contrast(facts: KeyFacts, answer: str, passages: Sequence[Evidence]) -> str
     key = _key_sentences(facts, passages)
     if not key:
         return None
+    every = [p.text[a:b] for p in passages for a, b in sentence_spans(p.text)]
     for sentence in sentences:
-        found = contrast_in(sentence, key)
-        if found is not None:
+        copied = [k for k in key if _copies(sentence, k)]
+        if not copied:
+            continue  # a sentence about something else
+        # read against every passage sentence (the one it copies is the one it changes), and
+        # counted only where the change holds against the key sentences it copies too
+        found = contrast_in(sentence, every)
+        if found is not None and contrast_in(sentence, copied) is not None:
             return f"the answer {found.reason} that states the expected answer"
-        changed = conflicting_figures(sentence, key)
-        if changed:
+        changed = conflicting_figures(sentence, every)
+        if changed and conflicting_figures(sentence, copied):
             ours, theirs = changed[0]
             return (
                 f"the answer says '{ours}' where the passage that states the expected answer "
                 f"says '{theirs}'"
             )
-        flipped = _bound_flipped_in(sentence, key)
+        flipped = _bound_flipped_in(sentence, copied, every)
         if flipped is not None:
             return flipped
     return None
 
 
-def _bound_flipped_in(sentence: str, key: Sequence[str]) -> str | None:
+#: Share of an answer sentence's words a passage sentence holds when the answer copies it.
+COPIED = 0.6
+
+
+def _copies(sentence: str, source: str) -> bool:
+    words = _content(sentence)
+    return bool(words) and len(words & _content(source)) >= COPIED * len(words)
+
+
+def _bound_flipped_in(sentence: str, key: Sequence[str], every: Sequence[str]) -> str | None:
     """A figure of a key passage sentence bounded the other way ("after three days of receiving
-    it" for "within three days")."""
-    have = quantities(sentence)
-    for text in key:
-        pairs = [(w, h) for w in quantities(text) for h in have if _same_figure(w, h)]
-        ours = [(w, h) for w, h in pairs if _bound(sentence, h) and _bound(text, w)]
-        for want, same in ours:
-            if _bound(sentence, same) != _bound(text, want):
-                return (
-                    f"the answer bounds '{same.shown(sentence)}' the other way from the "
-                    f"passage that states the expected answer"
-                )
+    it" for "within three days"), where no passage sentence bounds it the answer's way."""
+    for same in quantities(sentence):
+        ours = _bound(sentence, same)
+        if ours is None:
+            continue
+        bounds = {_bound(text, w) for text in every for w in quantities(text) if _same_figure(w, same)}
+        opposite = any(
+            _bound(text, w) not in (None, ours) for text in key for w in quantities(text)
+            if _same_figure(w, same)
+        )
+        if opposite and ours not in bounds:
+            return (
+                f"the answer bounds '{same.shown(sentence)}' the other way from the passage "
+                f"that states the expected answer"
+            )
     return None
 
 
