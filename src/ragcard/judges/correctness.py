@@ -39,8 +39,8 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
-from ragcard.inputs.responses import strip_markers
 from ragcard._sentences import sentence_spans
+from ragcard.inputs.responses import strip_markers
 from ragcard.judges.base import MAIN_POINT, Evidence, Grade, Verdict, correctness_verdict
 from ragcard.judges.contrast import contrast_in, find_contrast
 from ragcard.judges.figures import conflicting_figures
@@ -104,7 +104,7 @@ _MONTHS = frozenset(
 #: Words between a number and what it counts ("three consecutive working days").
 _UNIT_FILLERS = frozenset(
     "consecutive working calendar business full extra further more additional paid unpaid "
-    "whole clear".split()
+    "whole clear work".split()
 )
 _UNITS = {
     stem(word): canonical
@@ -123,6 +123,8 @@ _UNITS = {
     }.items()
     for word in words.split()
 }
+#: What an ordinal counts besides time units ("third work anniversary").
+_ORDINAL_COUNTS = frozenset(stem(word) for word in ("anniversary", "birthday"))
 #: Antonyms whose use flips a clause's polarity: "closed" reads as "not open".
 _ANTONYMS = {
     stem(word): stem(base)
@@ -269,7 +271,7 @@ def quantities(text: str) -> tuple[Quantity, ...]:
         if token == "one" and last == first and unit is None:
             continue  # "one of the…": not a count
         if token in _ORDINALS or re.fullmatch(r"\d+(?:st|nd|rd|th)", token):
-            if unit not in _UNITS.values():
+            if unit not in _UNITS.values() and unit not in _ORDINAL_COUNTS:
                 continue  # "first class", "second reviewer": an ordinal counts only a time unit
             unit = f"#{unit}"  # a position ("the eighth day"), never a duration ("eight days")
         add(value, unit, match.start(), end)
@@ -600,14 +602,20 @@ _PERIOD = re.compile(
 
 
 def _slot(
-    text: str, figure: Quantity, question: str | None = None, wide: bool = False
+    text: str,
+    figure: Quantity,
+    question: str | None = None,
+    wide: bool = False,
+    period: bool = True,
 ) -> frozenset[str]:
     """What a figure is about: the content terms of its clause, its unit left out, with its
-    period ("£55 a day": "per day"); a clause with fewer than two terms borrows the one before
-    it ("£210 in London, £140 elsewhere in the UK"), and a bare figure that is the whole
+    period ("£55 a day": "per day") and a parenthetical right after it ("£350 (UK)"); a clause
+    without a term borrows the one before it, and a bare figure that is the whole
     expected answer ("Six months.") is about what the question asks. ``wide`` (an answer's
     figure, set beside an expected one): a clause with fewer than three terms borrows both
-    neighbours in its sentence, since the answer may split the sentence elsewhere."""
+    neighbours in its sentence, since the answer may split the sentence elsewhere. ``period``:
+    whether the period counts (not where figures are compared with each other's slots: "up
+    to 28 days" and "up to a maximum of 28 days a year" are one)."""
     clauses = _clauses(text)
     index = _clause_of(figure.start, clauses)
     terms = _slot_terms(text, clauses[index], figure) if clauses else set()
@@ -617,11 +625,11 @@ def _slot(
         for near in (index - 1, index + 1):
             if 0 <= near < len(clauses) and _clause_of(clauses[near][0], sentences) == home:
                 terms |= _slot_terms(text, clauses[near], figure)
-    elif len(terms) < 2 and index > 0:
+    elif not terms and index > 0:
         terms |= _slot_terms(text, clauses[index - 1], figure)
-    period = _PERIOD.match(text, figure.end)
-    if period:
-        terms.add(f"per {period.group(1).lower()}")
+    every = _PERIOD.match(text, figure.end)
+    if every and period:
+        terms.add(f"per {every.group(1).lower()}")
     aside = _ASIDE.match(text, figure.end)  # "£350 (UK)": the parenthetical says where
     if aside:
         terms |= _content(aside.group(1))
@@ -691,7 +699,9 @@ def _bound_flipped_in(sentence: str, key: Sequence[str], every: Sequence[str]) -
         ours = _bound(sentence, same)
         if ours is None:
             continue
-        bounds = {_bound(text, w) for text in every for w in quantities(text) if _same_figure(w, same)}
+        bounds = {
+            _bound(text, w) for text in every for w in quantities(text) if _same_figure(w, same)
+        }
         opposite = any(
             _bound(text, w) not in (None, ours) for text in key for w in quantities(text)
             if _same_figure(w, same)
@@ -813,22 +823,16 @@ def _swapped(
     for want, same in pairs:
         if want.unit is None:
             continue
-        where = _slot(answer, same)
-        own = 0
-        for twin in facts.quantities:  # the wanted figures of this value: is it at home?
-            if (twin.value, twin.unit) == (want.value, want.unit):
-                home = _slot(facts.text, twin, facts.question)
-                own = max(own, len(home & where))
-                if home and len(home & where) / len(home) >= 0.5:
-                    break
-        else:
-            own = -1
-        if own != -1:
-            continue  # at home
+        where = _slot(answer, same, period=False)
+        own = max(  # how well it fits the slot of an expected figure of its value
+            len(_slot(facts.text, twin, facts.question, period=False) & where)
+            for twin in facts.quantities
+            if (twin.value, twin.unit) == (want.value, want.unit)
+        )
         for other in facts.quantities:
             if other.value == want.value or other.unit != want.unit:
                 continue
-            slot = _slot(facts.text, other, facts.question)
+            slot = _slot(facts.text, other, facts.question, period=False)
             theirs = len(slot & where)
             if theirs > own and slot and theirs / len(slot) >= 0.5:
                 return (
