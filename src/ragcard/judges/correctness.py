@@ -71,7 +71,8 @@ __all__ = [
 ]
 
 #: Bumped whenever extraction or the grading rule changes meaning.
-ALGORITHM = "key-facts/3"  # 2: a rival time limit in another sentence; 3: "1.5x" a figure
+ALGORITHM = "key-facts/4"  # 2: a rival time limit in another sentence; 3: "1.5x" a figure;
+# 4: main-point credit, slot-aware values, contrast rules on the key fact, citation markers
 #: Share of the expected answer's new terms a correct answer holds (with every figure).
 CORRECT_TERMS = 0.5
 #: A partial answer has the main point (a score of at least
