@@ -529,6 +529,8 @@ def _same_figure(want: Quantity, have: Quantity) -> bool:
     differ ("six free sessions" / "six counselling sessions")."""
     if want.value != have.value:
         return False
+    if (want.unit or "").startswith("#") or (have.unit or "").startswith("#"):
+        return want.unit == have.unit  # a position ("third anniversary") is no count
     if want.unit in _KNOWN_UNITS and have.unit in _KNOWN_UNITS:
         return want.unit == have.unit
     return True
@@ -678,7 +680,7 @@ def _contrast(facts: KeyFacts, answer: str, passages: Sequence[Evidence]) -> str
                 f"the answer says '{ours}' where the passage that states the expected answer "
                 f"says '{theirs}'"
             )
-        flipped = _bound_flipped_in(sentence, copied, every)
+        flipped = _bound_flipped_in(sentence, copied)
         if flipped is not None:
             return flipped
     return None
@@ -693,15 +695,16 @@ def _copies(sentence: str, source: str) -> bool:
     return bool(words) and len(words & _content(source)) >= COPIED * len(words)
 
 
-def _bound_flipped_in(sentence: str, key: Sequence[str], every: Sequence[str]) -> str | None:
-    """A figure of a key passage sentence bounded the other way ("after three days of receiving
-    it" for "within three days"), where no passage sentence bounds it the answer's way."""
+def _bound_flipped_in(sentence: str, key: Sequence[str]) -> str | None:
+    """A figure of the key passage sentences it copies bounded the other way ("after three
+    days of receiving it" for "within three days"), where none of them bounds it the answer's
+    way."""
     for same in quantities(sentence):
         ours = _bound(sentence, same)
         if ours is None:
             continue
         bounds = {
-            _bound(text, w) for text in every for w in quantities(text) if _same_figure(w, same)
+            _bound(text, w) for text in key for w in quantities(text) if _same_figure(w, same)
         }
         opposite = any(
             _bound(text, w) not in (None, ours) for text in key for w in quantities(text)
@@ -796,6 +799,11 @@ def _bound_flipped(
     """The expected figure, bounded the other way: "after 45 days" for "within 45 days", "at
     least 20 days" for "up to 20 days"."""
     for want, same in pairs:
+        if want.unit is None or want.unit != same.unit:
+            continue  # "within four" (what?) and "at least four weeks' notice"
+        slot = _slot(facts.text, want, facts.question)
+        if len(slot & _slot(answer, same, wide=True)) < 0.5 * len(slot):
+            continue  # the same figure about something else
         ours, theirs = _bound(answer, same), _bound(facts.text, want)
         if ours and theirs and ours != theirs:
             start = max(0, same.start - 20)

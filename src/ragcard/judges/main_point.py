@@ -53,6 +53,7 @@ _QUALIFIER = re.compile(
     r"by|from|to|at|on|including|plus|as|after|before)\b",
     re.IGNORECASE,
 )
+_LEADING = re.compile(r"^(?:and|but|so|then|while|whereas)\s+", re.IGNORECASE)
 _AND = re.compile(r"\s+and\s+", re.IGNORECASE)
 _SECOND_ASK = re.compile(
     r"\b(?:and|or)\s+(?:what|how|where|when|who|which|why|whether|do|does|did|is|are|can|"
@@ -87,7 +88,7 @@ def main_point(
     docstring). ``has_fact(text)`` says whether a piece holds a figure or code (a piece
     without one and with fewer than two words is too thin to be the point alone)."""
     text = _YES_NO.sub("", core, count=1).strip()
-    parts = [p.strip(" ,") for p in _PARTS.split(text) if p and p.strip(" ,")]
+    parts = [_LEADING.sub("", p.strip(" ,")) for p in _PARTS.split(text) if p and p.strip(" ,")]
     if not parts:
         return (text,)
     wanted = max(asks(question), _named_things(question, parts))
