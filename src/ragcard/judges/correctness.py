@@ -206,6 +206,7 @@ class KeyFacts:
     surface: dict[str, str] = field(default_factory=dict)
     question: str | None = None
     point: str = ""  # the main point's words
+    core: str = ""  # the text, its secondary parts blanked out
 
     @property
     def required(self) -> tuple[Quantity, ...]:
@@ -469,7 +470,7 @@ def key_facts(expected: str, question: str | None = None) -> KeyFacts:
     if len(points) > 1 or _words(points[0]) != _words(core):
         parts = tuple(_facts(point, question, point, []) for point in points)
         facts = replace(facts, points=parts)
-    return replace(facts, point="; ".join(points))
+    return replace(facts, point="; ".join(points), core=core)
 
 
 def _words(text: str) -> list[str]:
@@ -654,7 +655,7 @@ def _contrast(facts: KeyFacts, answer: str, passages: Sequence[Evidence]) -> str
     expected answer is worded."""
     sentences = [answer[a:b] for a, b in sentence_spans(answer)]
     for sentence in sentences:
-        found = find_contrast(sentence, facts.text)
+        found = find_contrast(sentence, facts.core or facts.text)
         # a negation against a reworded expected answer is left to the clause check
         # (_polarity_conflict): "hasn't responded within five days" is "should respond within
         # five days", "the 48-hour limit" is "may not work more than 48 hours"
@@ -935,6 +936,11 @@ def _rival(
     return best
 
 
+_EXCEPTION = re.compile(
+    r"\b(?:except|unless|if|when|provided|as long as|only if)\b|,", re.IGNORECASE
+)
+
+
 def _polarity_conflict(
     facts: KeyFacts, answer: str, answer_clauses: Sequence[tuple[int, int]]
 ) -> str | None:
@@ -943,8 +949,14 @@ def _polarity_conflict(
     "must not" may scope over a list ("you must not install…, use systems for streaming");
     where it is positive, the negation must sit in the matching clause itself."""
     sentences = _sentences(answer)
-    for terms, negative in facts.clauses:
-        if len(terms) < 3:
+    clauses = [(terms, negative, 3) for terms, negative in facts.clauses]
+    if facts.yes_no and facts.point:
+        # the rule a "Yes"/"No" answers, before its exceptions ("alcohol is not reimbursed"
+        # of "No, alcohol is not reimbursed except at client entertainment …"): two words do
+        head = _EXCEPTION.split(facts.point.split(";")[0], maxsplit=1)[0]
+        clauses.append((frozenset(_content(head)), clause_polarity(head), 2))
+    for terms, negative, least in clauses:
+        if len(terms) < least:
             continue
         best, best_share = None, 0.0
         for start, end in answer_clauses:
