@@ -196,6 +196,7 @@ def test_no_changed_copy_of_a_right_answer_passes(item: str, kind: str, answer: 
     assert answer != row["answer"]
     verdict = _grade(row, answer)
     assert not _passes(verdict), (kind, answer, verdict.grade, verdict.reason)
+    assert verdict.grade == "wrong", (kind, answer, verdict.reason)  # not partial: a conflict
 
 
 #: Hand-written wrong answers the grade still passes: a reworded sentence with a name swapped

@@ -660,7 +660,7 @@ def _contrast(facts: KeyFacts, answer: str, passages: Sequence[Evidence]) -> str
         # (_polarity_conflict): "hasn't responded within five days" is "should respond within
         # five days", "the 48-hour limit" is "may not work more than 48 hours"
         if found is not None and found.kind != "negation":
-            return f"the answer {found.reason.replace('the passage', 'the expected answer')}"
+            return _contrast_reason(found.kind, found.reason, "the expected answer")
     key = _key_sentences(facts, passages)
     if not key:
         return None
@@ -673,7 +673,8 @@ def _contrast(facts: KeyFacts, answer: str, passages: Sequence[Evidence]) -> str
         # counted only where the change holds against the key sentences it copies too
         found = contrast_in(sentence, every)
         if found is not None and contrast_in(sentence, copied) is not None:
-            return f"the answer {found.reason} that states the expected answer"
+            return _contrast_reason(found.kind, found.reason, "the passage that states the "
+                                    "expected answer")  # fmt: skip
         changed = conflicting_figures(sentence, every)
         if changed and conflicting_figures(sentence, copied):
             ours, theirs = changed[0]
@@ -712,11 +713,24 @@ def _bound_flipped_in(sentence: str, key: Sequence[str]) -> str | None:
             if _same_figure(w, same)
         )
         if opposite and ours not in bounds:
+            theirs = next(
+                _bounded(text, w) for text in key for w in quantities(text)
+                if _same_figure(w, same) and _bound(text, w) not in (None, ours)
+            )  # fmt: skip
             return (
-                f"the answer bounds '{same.shown(sentence)}' the other way from the passage "
-                f"that states the expected answer"
+                f"the answer says '{_bounded(sentence, same)}' where the passage that states "
+                f"the expected answer says '{theirs}'"
             )
     return None
+
+
+def _contrast_reason(kind: str, reason: str, source: str) -> str:
+    """A contrast's reason as a correctness reason: a changed name is a wrong value; a negation
+    or a flipped relation word denies what ``source`` states."""
+    said = reason.replace("the passage", source)
+    if kind == "name":
+        return f"the answer {said}"
+    return f"the answer denies what {source} states: {said}"
 
 
 def _key_sentences(facts: KeyFacts, passages: Sequence[Evidence]) -> list[str]:
@@ -794,6 +808,13 @@ def _bound(text: str, figure: Quantity) -> str | None:
     return _BOUNDS[found.group(1).lower()] if found else None
 
 
+def _bounded(text: str, figure: Quantity) -> str:
+    """The figure with the words that bound it ("within 45 days")."""
+    start = max(0, figure.start - 40)
+    found = _BOUND.search(text[start : figure.start])
+    return text[start + found.start() if found else figure.start : figure.end]
+
+
 def _bound_flipped(
     facts: KeyFacts, answer: str, pairs: Sequence[tuple[Quantity, Quantity]]
 ) -> str | None:
@@ -807,11 +828,9 @@ def _bound_flipped(
             continue  # the same figure about something else
         ours, theirs = _bound(answer, same), _bound(facts.text, want)
         if ours and theirs and ours != theirs:
-            start = max(0, same.start - 20)
-            said = answer[start : same.end].split(" ", 1)[-1] if start else answer[: same.end]
             return (
-                f"the answer says '{said.strip()}' where the expected answer bounds "
-                f"'{want.shown(facts.text)}' the other way"
+                f"the answer says '{_bounded(answer, same)}' where the expected answer says "
+                f"'{_bounded(facts.text, want)}'"
             )
     return None
 
@@ -846,8 +865,8 @@ def _swapped(
             theirs = len(slot & where)
             if theirs > own and slot and theirs / len(slot) >= 0.5:
                 return (
-                    f"the answer gives '{same.shown(answer)}' for what the expected answer "
-                    f"gives as '{other.shown(facts.text)}'"
+                    f"the answer says '{same.shown(answer)}' where the expected answer says "
+                    f"'{other.shown(facts.text)}' (the figures of two rules swapped)"
                 )
     return None
 
@@ -928,9 +947,10 @@ def _rival(
             shared = context & _context_of(answer, other.start, other.unit)
             share = len(shared) / len(context) if context else 0.0
             if len(shared) >= 2 and share >= 0.5 and (best is None or share > best[0]):
-                said = (
-                    f"the answer also says '{other.shown(answer)}' about what the expected "
-                    f"answer gives as '{want.shown(facts.text)}'"
+                said = (  # worded as a wrong value (docs/metrics.md, "Diagnosis")
+                    f"the answer says '{other.shown(answer)}' beside '{same.shown(answer)}' "
+                    f"where the expected answer says '{want.shown(facts.text)}' (two limits "
+                    f"for one case)"
                 )
                 best = (share, said)
     return best
