@@ -1,36 +1,49 @@
 """Answer correctness by key facts: does the answer state what the expected answer states?
 
-The offline judges grade an answer against the item's expected answer (SPEC §2) from the
-expected answer's **key facts**, read deterministically:
+The offline judges grade an answer against the item's expected answer (docs/metrics.md,
+"Answer correctness") from the expected answer's **key facts**, read deterministically:
 
-* **figures** — numbers with what they count (``four weeks``, ``25 days``, ``£2,000``, ``50%``,
-  ``10:00``, ``1 January``, ordinals such as ``eighth calendar day``), and identifiers
-  (``HR-22``, ``MATB1``, e-mail addresses, phone numbers);
+* **figures** — numbers with what they count (``four weeks``, ``25 days``, ``£2,000``, ``55
+  pounds``, ``50%``, ``10:00``, ``1 January``, ordinals such as ``eighth calendar day``), and
+  identifiers (``HR-22``, ``MATB1``, e-mail addresses, phone numbers);
 * **terms** — the expected answer's content words that the question does not already hold
-  (stemmed as the lexical judge stems them; a capitalised name counts double), i.e. what the
-  answer must add to the question;
+  (stemmed as the lexical judge stems them; a capitalised name counts double; "PIP" states
+  "Performance Improvement Plan"), i.e. what the answer must add to the question;
 * **polarity** — a clause that says "not", "cannot", "never" or an antonym ("closed" for "not
-  open", "unpaid" for "not paid"), read per clause, and a leading "Yes"/"No".
+  open", "unpaid" for "not paid"), read per clause, and a leading "Yes"/"No";
+* **the main point** and the **secondary** parts (:mod:`ragcard.judges.main_point`): a
+  parenthetical and an attributed answer's source are checked for conflicts, never required.
+
+Inline citation markers (``[working-hours@2024#1.1]``) are removed before the answer is read.
 
 The grade:
 
-* ``wrong`` — a **conflict**: the answer gives another value for the same kind of figure in
-  the same context (``two weeks' notice`` where the expected answer says ``four weeks'
-  notice``) and never the expected one; the opposite polarity on a clause that otherwise
-  matches; the opposite "Yes"/"No"; or a **rival limit**: the expected time limit is there,
-  and another sentence gives another limit about the same thing ("respond within five working
-  days … must give a written decision within four weeks": which one holds?). Or **no key
-  fact**: none of the figures and too few of the terms — a neighbouring question answered.
-* ``correct`` — every figure, and at least :data:`CORRECT_TERMS` of the terms.
+* ``wrong`` — a **conflict** with the key fact: another value in the **same slot** (the same
+  kind of figure — any currency for an amount, any duration — about the same thing: the terms
+  of its clause and its period, :func:`_slot`) and never the expected one (``two weeks'
+  notice`` for ``four weeks' notice``, "£1,400" for "€1,400"; a true figure about something
+  else is no conflict); the other end of a range; two figures swapped between their rules; the
+  expected figure bounded the other way ("after 45 days" for "within 45 days"); the opposite
+  polarity on a clause that otherwise matches, or on the rule a "Yes"/"No" answers; the
+  opposite "Yes"/"No"; a negation, name or relation word changed (:mod:`ragcard.judges.contrast`)
+  against the expected answer or against the gold passage sentence stating the main point that
+  the answer copies (where a figure changed there counts too); or a **rival limit**: the
+  expected time limit is there, and another sentence gives another limit about the same thing
+  ("respond within five working days … must give a written decision within four weeks": which
+  one holds?). Or **no key fact**: none of the figures and too few of the terms — a
+  neighbouring question answered.
+* ``correct`` — every required figure, and at least :data:`CORRECT_TERMS` of the terms.
 * ``partial`` — some of the key facts and no conflict. Its score (the share of figures found,
-  weighted 0.6, plus the share of terms, 0.4) says how much: from :data:`MAIN_POINT` the rubric
-  reads it as "the main question answered, a secondary detail missing".
+  weighted 0.6, plus the share of terms, 0.4) says how much; with the main point (each of its
+  facts covered to :data:`LEAD_MAIN`) it is at least :data:`MAIN_POINT`, which the rubric reads
+  as "the main question answered, a secondary detail missing". The reason names what is
+  missing: of the main point when it is missed, else of the whole.
 
 What it cannot see: a paraphrase with none of the expected words ("a fortnight" for "two
 weeks"), a wrong figure of a kind the expected answer does not state, a conflict worded in
-other words. The embedding and ensemble judges add a meaning check for the first; the LLM
-judges read the answer. Measured against a careful reader on the handbook demo's answers in
-``benchmarks/README.md`` ("Answer correctness").
+other words (a reworded sentence with a name swapped). The embedding and ensemble judges add a
+meaning check for the first; the LLM judges read the answer. Measured against a careful reader
+on the demo's answers: ``ragcard judges evaluate --judge lexical --dataset demo-correctness``.
 """
 
 from __future__ import annotations
@@ -76,9 +89,8 @@ ALGORITHM = "key-facts/4"  # 2: a rival time limit in another sentence; 3: "1.5x
 #: Share of the expected answer's new terms a correct answer holds (with every figure).
 CORRECT_TERMS = 0.5
 #: A partial answer has the main point (a score of at least
-#: :data:`~ragcard.judges.base.MAIN_POINT`, rubric level 2, not 1) when the expected answer's
-#: leading clause — its direct answer — is covered to this (chosen on the handbook labels' dev
-#: split).
+#: :data:`~ragcard.judges.base.MAIN_POINT`, rubric level 2, not 1) when each fact of the
+#: expected answer's main point is covered to this (chosen on the handbook labels' dev split).
 LEAD_MAIN = 0.7
 #: Share of the expected answer's new terms below which an answer with no figure is wrong.
 WRONG_TERMS = 0.3
@@ -167,8 +179,6 @@ _CLAUSE = re.compile(
     r"[.;:,!?()\u2013\u2014]|\s(?:and|but|or|which|while|whereas|unless|although|so)\s", re.I
 )
 _YES_NO = re.compile(r"^\W*(yes|no)\b", re.IGNORECASE)
-#: Where an expected answer's leading clause (its direct answer) ends.
-_LEAD = re.compile(r"(?<=[.;])\s+")
 
 
 @dataclass(frozen=True, slots=True)
