@@ -141,3 +141,9 @@ def test_main_point_reads_the_first_fact() -> None:
                      "how long do we have to write the report and how long do we keep the file?",
                      has_fact)  # fmt: skip
     assert two == ("The report is due within 20 working days", "the file is kept six years")
+
+
+def test_a_wrong_value_names_the_figure_it_replaces() -> None:
+    # HB-0003: "two weeks' notice" replaces "four weeks' notice", not "three … working days"
+    verdict = _demo("HB-0003")
+    assert verdict.grade == "wrong" and "'four weeks''" in verdict.reason

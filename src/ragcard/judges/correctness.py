@@ -919,6 +919,9 @@ def _other_value(
             close = share >= 0.5 or (loose and len(shared) >= 2 and share >= 0.3)
             if money and other.value == want.value:
                 close, share = True, max(share, 1.0)  # "£1,400" for "€1,400"
+            # of equal slots, the figure in the same unit ("two weeks'" for "four weeks'", not
+            # for "three consecutive working days" in the same clause)
+            share += 0.001 * (other.unit == want.unit)
             if close and (best is None or share > best[0]):
                 said = (
                     f"the answer says '{other.shown(answer)}' where the expected answer says "
