@@ -961,9 +961,9 @@ def _rival(
             share = len(shared) / len(context) if context else 0.0
             if len(shared) >= 2 and share >= 0.5 and (best is None or share > best[0]):
                 said = (  # worded as a wrong value (docs/metrics.md, "Diagnosis")
-                    f"the answer says '{other.shown(answer)}' beside '{same.shown(answer)}' "
-                    f"where the expected answer says '{want.shown(facts.text)}' (two limits "
-                    f"for one case)"
+                    f"the answer says '{other.shown(answer)}' about what the expected answer "
+                    f"gives as '{want.shown(facts.text)}' (it also says '{same.shown(answer)}': "
+                    f"two limits for one case)"
                 )
                 best = (share, said)
     return best
