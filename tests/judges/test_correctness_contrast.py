@@ -200,10 +200,12 @@ def test_no_changed_copy_of_a_right_answer_passes(item: str, kind: str, answer: 
 
 
 #: Hand-written wrong answers the grade still passes: a reworded sentence with a name swapped
-#: ("with Confidential information" for "only with Public information") or its order word
-#: flipped ("after you have started" for "before working from home"), neither a tight copy of
-#: the expected answer nor of the passage (the contrast rules read tight copies only).
-KNOWN_MISSES = {"HB-0024", "HB-0095"}
+#: ("with Confidential information" for "only with Public information"), neither a tight copy
+#: of the expected answer nor of the passage (the contrast rules read tight copies only). Four
+#: passed when first run against the rules, before any was designed on (HB-0024, HB-0029,
+#: HB-0095, HB-0169); three were then fixed by general rules (swapped figures, ordinals of an
+#: anniversary, a relation word flipped in a reworded sentence).
+KNOWN_MISSES = {"HB-0024"}
 
 
 @pytest.mark.parametrize(

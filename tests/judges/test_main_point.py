@@ -147,3 +147,12 @@ def test_a_wrong_value_names_the_figure_it_replaces() -> None:
     # HB-0003: "two weeks' notice" replaces "four weeks' notice", not "three … working days"
     verdict = _demo("HB-0003")
     assert verdict.grade == "wrong" and "'four weeks''" in verdict.reason
+
+
+def test_another_number_to_call_and_a_flipped_order_word() -> None:
+    # HB-0073: the whistleblowing hotline where the expected answer gives ClearPath's number
+    verdict = _demo("HB-0073")
+    assert verdict.grade == "wrong" and "'0808 157 0266'" in verdict.reason
+    flipped = _demo("HB-0095", "HW-2 is the home workspace self-assessment, completed in Harbour "
+                    "after you have started working from home.")  # fmt: skip
+    assert flipped.grade == "wrong" and "'after'" in flipped.reason and "'before'" in flipped.reason

@@ -56,6 +56,7 @@ from ragcard._sentences import sentence_spans
 from ragcard.inputs.responses import strip_markers
 from ragcard.judges.base import MAIN_POINT, Evidence, Grade, Verdict, correctness_verdict
 from ragcard.judges.contrast import contrast_in, find_contrast
+from ragcard.judges.contrast_lexicon import AXES, PHRASES
 from ragcard.judges.figures import conflicting_figures
 from ragcard.judges.lexical import (
     _NUMBER_WORDS,
@@ -587,7 +588,12 @@ def _conflict(
     best = _other_value(facts, answer, have, pairs) or _rival(facts, answer, have, pairs)
     if best is not None:
         return best[1]
-    swapped = _swapped(facts, answer, pairs) or _bound_flipped(facts, answer, pairs)
+    swapped = (
+        _swapped(facts, answer, pairs)
+        or _bound_flipped(facts, answer, pairs)
+        or _other_identifier(facts, answer)
+        or _relation_flip(facts, answer)
+    )
     if swapped is not None:
         return swapped
     contrast = _contrast(facts, answer, passages)
@@ -758,6 +764,88 @@ def _key_sentences(facts: KeyFacts, passages: Sequence[Evidence]) -> list[str]:
                     key.append(sentence)
                     break
     return key
+
+
+def _other_identifier(facts: KeyFacts, answer: str) -> str | None:
+    """Another phone number, or another code of the same series ("HR-17" for "HR-22"), where
+    the main point gives one the answer never states: the number to call, the form to use."""
+    point = facts.point or facts.core or facts.text
+    found = _identifiers(answer)
+    theirs = [(answer[a:b], kind) for (a, b), kind in _identifier_spans(answer)]
+    for (start, end), kind in _identifier_spans(point):
+        token = point[start:end]
+        if kind not in ("phone", "code") or _identifiers(token) <= found:
+            continue
+        for other, other_kind in theirs:
+            if other_kind != kind or _identifiers(other) & facts.identifiers:
+                continue
+            if kind == "code" and _series(other) != _series(token):
+                continue
+            return f"the answer says '{other}' where the expected answer says '{token}'"
+    return None
+
+
+#: The relation axes read in a reworded sentence (:data:`ragcard.judges.contrast_lexicon.AXES`):
+#: those whose other value contradicts in nearly every context ("must"/"may", "all"/"some" and
+#: periods are left to the tight contrast rules).
+_FLIP_AXES = frozenset(
+    "order sequence superlative change level start trade inside north east front result truth "
+    "sign".split()
+)
+
+
+def _axis_values(text: str) -> dict[str, set[str]]:
+    """axis → the values its words take in ``text`` ("before" → order: {before})."""
+    tokens = _tokens(text)
+    found: dict[str, set[str]] = {}
+    for i, token in enumerate(tokens):
+        pair = tuple(tokens[i : i + 2])
+        entry = PHRASES.get(pair) or AXES.get(stem(token))
+        if entry is not None and entry[0] in _FLIP_AXES:
+            found.setdefault(entry[0], set()).add(entry[1])
+    return found
+
+
+def _axis_words(text: str, axis: str) -> str:
+    tokens = _tokens(text)
+    words = [
+        " ".join(tokens[i : i + 2]) if PHRASES.get(tuple(tokens[i : i + 2])) else token
+        for i, token in enumerate(tokens)
+        if (PHRASES.get(tuple(tokens[i : i + 2])) or AXES.get(stem(token)) or ("",))[0] == axis
+    ]
+    return ", ".join(dict.fromkeys(words))
+
+
+def _relation_flip(facts: KeyFacts, answer: str) -> str | None:
+    """A relation word of the main point with the other value of its axis in the answer
+    sentence that states the main point in other words ("completed in Harbour after you have
+    started working from home" for "to complete in Harbour before working from home")."""
+    for point in facts.points or (facts,):
+        wanted = _axis_values(point.point or point.core or point.text)
+        terms = set(point.terms)
+        if not wanted or len(terms) < 3:
+            continue
+        for a, b in _sentences(answer):
+            sentence = answer[a:b]
+            held = {t for t in terms if _has_term(t, _content(sentence))}
+            if len(held) < max(3, 0.6 * len(terms)):
+                continue
+            stated = coverage(sentence, point)
+            if stated.figures and not stated.figures_found:
+                continue  # a sentence about another figure
+            for axis, values in _axis_values(sentence).items():
+                if axis in wanted and not values & wanted[axis]:
+                    return (
+                        f"the answer denies what the expected answer states: says "
+                        f"'{_axis_words(sentence, axis)}' where the expected answer says "
+                        f"'{_axis_words(point.point or point.text, axis)}'"
+                    )
+    return None
+
+
+def _series(code: str) -> str:
+    """A code's letters before its number ("HR" of "HR-22", "MG-PIP" of "MG-PIP-2")."""
+    return re.sub(r"[-\s]*\d[\w-]*$", "", code).upper()
 
 
 def _year_like(figure: Quantity) -> bool:
