@@ -225,6 +225,14 @@ def test_right_answers_still_pass() -> None:
     assert graded.count("correct") >= 0.9 * len(CORRECT)
 
 
+def test_the_expected_answer_itself_is_correct() -> None:
+    """Every expected answer, given as the answer, with its gold passages: a rewording of the
+    passage is never read as a change of it."""
+    wrong = [(r["id"], v.reason) for r in ROWS
+             if (v := _grade(r, r["expected_answer"])).grade != "correct"]  # fmt: skip
+    assert not wrong
+
+
 def test_false_fails_on_minor_omissions_held_out() -> None:
     """Of the held-out answers a reader passes (correct, or partial with the main point), at
     most 10% fail; the split is the question set's own (``heldout``), never tuned on."""

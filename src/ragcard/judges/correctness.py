@@ -664,27 +664,33 @@ def _slot_terms(text: str, span: tuple[int, int], figure: Quantity) -> set[str]:
 
 
 def _contrast(facts: KeyFacts, answer: str, passages: Sequence[Evidence]) -> str | None:
-    """A negation, name or relation word of the key fact changed (:mod:`ragcard.judges.contrast`):
-    an answer sentence against the expected answer, and against the gold passage sentences that
-    state the main point (an answer that copies the passage copies them), so that "may not
-    order" for "may order", "the first working day" for "the last" is wrong however the
-    expected answer is worded."""
+    """A negation, name or relation word of the key fact changed (:mod:`ragcard.judges.contrast`),
+    each answer sentence read against the text it is nearest: the expected answer, or the gold
+    passage sentence stating the main point that it copies (where a changed figure or bound
+    counts too). So "may not order" for "may order", "the first working day" for "the last" is
+    wrong however the expected answer is worded, and an answer that rewords the expected answer
+    is not read against the passage it rewords. A negation against the expected answer counts
+    only for a sentence strictly nearer it than any passage sentence (with no passage given, it is left
+    to the clause check, :func:`_polarity_conflict`): a copied passage sentence often negates
+    in other words what the expected answer says ("should respond within five days" for
+    "hasn't responded within five days")."""
     sentences = [answer[a:b] for a, b in sentence_spans(answer)]
-    for sentence in sentences:
-        found = find_contrast(sentence, facts.core or facts.text)
-        # a negation against a reworded expected answer is left to the clause check
-        # (_polarity_conflict): "hasn't responded within five days" is "should respond within
-        # five days", "the 48-hour limit" is "may not work more than 48 hours"
-        if found is not None and found.kind != "negation":
-            return _contrast_reason(found.kind, found.reason, "the expected answer")
     key = _key_sentences(facts, passages)
-    if not key:
-        return None
     every = [p.text[a:b] for p in passages for a, b in sentence_spans(p.text)]
+    expected = _content(facts.core or facts.text)
     for sentence in sentences:
-        copied = [k for k in key if _copies(sentence, k)]
+        words = _content(sentence)
+        near = _likeness(words, expected)
+        nearest = max((_likeness(words, _content(k)) for k in every), default=None)
+        found = find_contrast(sentence, facts.core or facts.text)
+        nearer = nearest is not None and nearest < near  # nearer the expected answer
+        if found is not None and (found.kind != "negation" or nearer):
+            return _contrast_reason(found.kind, found.reason, "the expected answer")
+        copied = [
+            k for k in key if _copies(sentence, k) and _likeness(words, _content(k)) >= near
+        ]
         if not copied:
-            continue  # a sentence about something else
+            continue  # a sentence about something else, or the expected answer reworded
         # read against every passage sentence (the one it copies is the one it changes), and
         # counted only where the change holds against the key sentences it copies too
         found = contrast_in(sentence, every)
@@ -704,6 +710,11 @@ def _contrast(facts: KeyFacts, answer: str, passages: Sequence[Evidence]) -> str
     return None
 
 
+def _likeness(one: set[str], other: set[str]) -> float:
+    """Shared words over all words of the two (Jaccard)."""
+    return len(one & other) / len(one | other) if one | other else 0.0
+
+
 #: Share of an answer sentence's words a passage sentence holds when the answer copies it.
 COPIED = 0.6
 
@@ -711,6 +722,22 @@ COPIED = 0.6
 def _copies(sentence: str, source: str) -> bool:
     words = _content(sentence)
     return bool(words) and len(words & _content(source)) >= COPIED * len(words)
+
+
+def _same_lead(sentence: str, figure: Quantity, key: Sequence[str]) -> bool:
+    """Whether the word before the bound of ``figure`` comes before the same figure's bound in a
+    key sentence: a bound replaced in a copied context ("Spendwise after 45 days" for
+    "Spendwise within 45 days"), not a rewording ("leave longer than three days" for "requests
+    of up to three days")."""
+
+    def lead(text: str, q: Quantity) -> str:
+        before = _tokens(text[: q.start - len(_bounded(text, q)) + len(q.shown(text))])
+        return before[-1] if before else ""
+
+    ours = lead(sentence, figure)
+    return any(
+        lead(text, w) == ours for text in key for w in quantities(text) if _same_figure(w, figure)
+    )
 
 
 def _bound_flipped_in(sentence: str, key: Sequence[str]) -> str | None:
@@ -728,7 +755,7 @@ def _bound_flipped_in(sentence: str, key: Sequence[str]) -> str | None:
             _bound(text, w) not in (None, ours) for text in key for w in quantities(text)
             if _same_figure(w, same)
         )
-        if opposite and ours not in bounds:
+        if opposite and ours not in bounds and _same_lead(sentence, same, key):
             theirs = next(
                 _bounded(text, w) for text in key for w in quantities(text)
                 if _same_figure(w, same) and _bound(text, w) not in (None, ours)
@@ -1088,7 +1115,8 @@ def _polarity_conflict(
             continue
         clause = answer[best[0] : best[1]]
         if negative:
-            sentence = next((answer[s:e] for s, e in sentences if s <= best[0] < e), clause)
+            at = best[0] + len(clause) - len(clause.lstrip())  # its first word's sentence
+            sentence = next((answer[s:e] for s, e in sentences if s <= at < e), clause)
             if not any(_is_negation(t) or stem(t) in _ANTONYMS for t in _tokens(sentence)):
                 return f"the answer affirms what the expected answer denies: '{clause.strip()}'"
         elif _negates(clause, terms):
