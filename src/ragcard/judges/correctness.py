@@ -670,9 +670,10 @@ def _contrast(facts: KeyFacts, answer: str, passages: Sequence[Evidence]) -> str
     counts too). So "may not order" for "may order", "the first working day" for "the last" is
     wrong however the expected answer is worded, and an answer that rewords the expected answer
     is not read against the passage it rewords. A negation against the expected answer counts
-    only for a sentence strictly nearer it than any passage sentence (with no passage given, it is left
-    to the clause check, :func:`_polarity_conflict`): a copied passage sentence often negates
-    in other words what the expected answer says ("should respond within five days" for
+    only for a sentence strictly nearer it (shared words over all words) than any passage
+    sentence — with no passage given, it is left to the clause check
+    (:func:`_polarity_conflict`): a copied passage sentence often negates in other words what
+    the expected answer says ("should respond within five days" for
     "hasn't responded within five days")."""
     sentences = [answer[a:b] for a, b in sentence_spans(answer)]
     key = _key_sentences(facts, passages)
