@@ -48,8 +48,10 @@ on the demo's answers: ``ragcard judges evaluate --judge lexical --dataset demo-
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 
 from ragcard._sentences import sentence_spans
@@ -245,6 +247,7 @@ def _clause_of(position: int, clauses: Sequence[tuple[int, int]]) -> int:
 _WORD = re.compile(r"\d+(?:,\d{3})*(?:\.\d+)?(?:st|nd|rd|th)?|[^\W\d_]+(?:['’][^\W\d_]*)?")
 
 
+@functools.lru_cache(maxsize=1 << 14)
 def quantities(text: str) -> tuple[Quantity, ...]:
     """The figures of ``text`` in order: amounts (``£2,000``), percentages, times, dates
     (``1 January``), and numbers or number words with the noun they count (``four weeks``,
@@ -368,7 +371,8 @@ def _number_value(token: str) -> str | None:
     return _NUMBER_NAMES.get(token)
 
 
-def _identifier_spans(text: str) -> list[tuple[tuple[int, int], str]]:
+@functools.lru_cache(maxsize=1 << 14)
+def _identifier_spans(text: str) -> tuple[tuple[tuple[int, int], str], ...]:
     """(span, kind) of the e-mail addresses, phone numbers and codes of ``text``."""
     found = []
     for match in _IDENTIFIER.finditer(text):
@@ -379,7 +383,7 @@ def _identifier_spans(text: str) -> list[tuple[tuple[int, int], str]]:
             found.append((match.span(), "phone"))
         elif not _NOT_A_CODE.fullmatch(token):
             found.append((match.span(), "code"))
-    return found
+    return tuple(found)
 
 
 #: Words that set a rule's scope: an answer that drops them ("always", "whatever the cost")
@@ -448,7 +452,8 @@ def _term(token: str) -> str:
     return term[:-1] + "y" if term.endswith("i") and len(term) > 3 else term
 
 
-def _content(text: str) -> set[str]:
+@functools.lru_cache(maxsize=1 << 16)  # passages and expected answers are read again and again
+def _content(text: str) -> frozenset[str]:
     """Stemmed content words (antonyms as their base), numbers and number words left out."""
     terms = set()
     for token in _tokens(text):
@@ -457,7 +462,7 @@ def _content(text: str) -> set[str]:
         if token in _NUMBER_NAMES or token in _ORDINALS or token in _MODALS:
             continue
         terms.add(_term(token))
-    return terms
+    return frozenset(terms)
 
 
 def clause_polarity(text: str) -> bool:
@@ -654,7 +659,7 @@ def _slot(
     if aside:
         terms |= _content(aside.group(1))
     if not terms and question:
-        terms = _content(question)
+        terms = set(_content(question))
     return frozenset(terms)
 
 
@@ -711,7 +716,7 @@ def _contrast(facts: KeyFacts, answer: str, passages: Sequence[Evidence]) -> str
     return None
 
 
-def _likeness(one: set[str], other: set[str]) -> float:
+def _likeness(one: AbstractSet[str], other: AbstractSet[str]) -> float:
     """Shared words over all words of the two (Jaccard)."""
     return len(one & other) / len(one | other) if one | other else 0.0
 
@@ -1319,7 +1324,7 @@ def _grade(found: Coverage) -> Grade:
     return "wrong" if found.terms < WRONG_TERMS else "partial"
 
 
-def _has_term(term: str, found: set[str], prefix: int = 5) -> bool:
+def _has_term(term: str, found: AbstractSet[str], prefix: int = 5) -> bool:
     """The term, or one sharing its first ``prefix`` letters ("resign" / "resignation")."""
     if term in found:
         return True
