@@ -33,6 +33,7 @@ currency layer's business), unless nothing else is given.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
@@ -53,6 +54,8 @@ from ragcard.judges.lexical import figure_tokens, stem
 
 __all__ = ["Contrast", "contrast_in", "find_contrast"]
 
+#: Claim tokens on each side of a change whose alignment picks the sentence it is read against.
+WINDOW = 4
 #: Tokens on either side of a change at most: wider is a rewrite, not a contrast.
 MAX_SPAN = 3
 #: Shared tokens around a change, before and after together, at least.
@@ -61,8 +64,12 @@ MIN_CONTEXT = 3
 RUN = 4
 #: Claims and sentences longer than this (unsplit text) are not aligned.
 MAX_ALIGNED = 400
-#: Share of a claim clause's content words one evidence clause must hold to be its clause.
-CLAUSE_MATCH = 0.8
+#: Share of a claim clause's content words the evidence clauses must hold to be its clauses,
+#: and the content words a clause needs to be read (as the lexical judge reads negation).
+CLAUSE_MATCH = 0.6
+CLAUSE_TERMS = 2
+#: Evidence clauses read together against one claim clause at most.
+COVER_CLAUSES = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +94,8 @@ class _Token:
     negative: bool  # a negation or a negative word ("not", "forbidden")
     neutral: bool  # inside a phrase that negates nothing ("no later than")
     axis: tuple[str, str] | None  # (axis, value) from the lexicon
+    clause: bool = False  # a clause starts here (after , ; : ( ) – — or at "and", "but", …)
+    capital: bool = False  # capitalised, not a stop word or title (a name at a sentence start?)
 
 
 _TOKEN = re.compile(
@@ -123,6 +132,9 @@ def contrast_in(
     evidence = [tokens for s in kept if 0 < len(tokens := _tokens(s)) <= MAX_ALIGNED]
     if not evidence:
         return None
+    # a capitalised first word is a name when the texts write it capitalised inside a sentence
+    proper = {t.norm for tokens in (ours, *evidence) for t in tokens if t.name}
+    ours, evidence = _named(ours, proper), [_named(tokens, proper) for tokens in evidence]
     copied = {
         tuple(t.norm for t in tokens[i : i + RUN])
         for tokens in evidence
@@ -134,21 +146,28 @@ def contrast_in(
     aligned = []
     for tokens in evidence:
         matcher.set_seq1([t.norm for t in tokens])
-        shared = sum(block.size for block in matcher.get_matching_blocks())
-        aligned.append((shared, matcher.ratio(), tokens, matcher.get_opcodes()))
-    best = max(shared for shared, _, _, _ in aligned)
-    if best * 2 < len(ours):  # the claim copies no sentence: only the clause check applies
-        return _clause_negation(ours, evidence)
-    found: list[Contrast] | None = None
-    for shared, _, tokens, codes in aligned:
-        if shared != best:
-            continue
-        here = [c for c in _changes(codes, tokens, ours, copied) if c is not None]
-        # a change holds only if it holds against every sentence aligned as well
-        found = here if found is None else [c for c in found if c in here]
+        blocks = matcher.get_matching_blocks()
+        matched = {b.b + k for b in blocks for k in range(b.size)}  # claim positions it shares
+        aligned.append((matched, tokens, matcher.get_opcodes()))
+    found: list[tuple[int, Contrast]] = []
+    for matched, tokens, codes in aligned:
+        for c1, c2, contrast in _changes(codes, tokens, ours, copied):
+            # read against the sentence that shares the most of the claim's words around the
+            # change (a claim may join two sentences; the one it copies here decides)
+            window = set(range(c1 - WINDOW, c2 + WINDOW))
+            here = len(matched & window)
+            if all(len(other & window) <= here for other, _, _ in aligned):
+                found.append((c1, contrast))
     if found:
-        return found[0]
-    return _clause_negation(ours, [t for s, _, t, _ in aligned if s == best])
+        return min(found, key=lambda pair: pair[0])[1]
+    return _clause_negation(ours, evidence)
+
+
+def _named(tokens: list[_Token], proper: set[str]) -> list[_Token]:
+    return [
+        dataclasses.replace(t, name=True) if t.capital and not t.name and t.norm in proper else t
+        for t in tokens
+    ]
 
 
 def _split(text: str) -> list[str]:
@@ -183,8 +202,11 @@ def _tokens(text: str) -> list[_Token]:
             surface.lower() == "n't" and i > 0 and raw[i - 1][0][0].isupper()
         )
         negative = not neutral[i] and lower in NEGATIVE_WORDS and not title
+        gap = text[raw[i - 1][3] : start] if i else ""
+        clause = lower in _CONNECTIVES or any(mark in gap for mark in _CLAUSE_MARKS)
+        capital = surface[0].isupper() and lower not in STOPWORDS and lower not in TITLES
         out.append(_Token(norm, lower, surface, start, end, name, negative, neutral[i],
-                          None if neutral[i] else axis))  # fmt: skip
+                          None if neutral[i] else axis, clause, capital))  # fmt: skip
     return out
 
 
@@ -250,13 +272,23 @@ Code = tuple[str, int, int, int, int]
 
 def _changes(
     codes: Sequence[Code], evidence: list[_Token], claim: list[_Token], copied: set[tuple[str, ...]]
-) -> Iterator[Contrast | None]:
-    """The contrast of each tight change, in claim order."""
+) -> Iterator[tuple[int, int, Contrast]]:
+    """(claim start, end, contrast) of each tight change that is a contrast, in claim order."""
     for n, (tag, e1, e2, c1, c2) in enumerate(codes):
+        at_start, at_end = c1 == 0, c2 == len(claim)
+        # a claim that starts inside a sentence (or stops before its end) changes at most its
+        # first (last) words: read those against the evidence's words next to the shared ones,
+        # for a name only ("Claremore's assistant" from "… of signage, Walton's assistant")
+        trimmed = (e1, e2)
+        if tag == "replace" and at_start and not at_end:
+            trimmed = (max(e1, e2 - (c2 - c1)), e2)
+        elif tag == "replace" and at_end and not at_start and e2 < len(evidence):
+            trimmed = (e1, min(e2, e1 + (c2 - c1)))
+        names_only = trimmed != (e1, e2)
+        e1, e2 = trimmed
         if tag == "equal" or e2 - e1 > MAX_SPAN or c2 - c1 > MAX_SPAN:
             continue
         before, after = _equal_run(codes, n - 1), _equal_run(codes, n + 1)
-        at_start, at_end = c1 == 0, c2 == len(claim)
         if (at_start or at_end) and (c1 == c2 or e1 == e2):
             continue  # words only one side has at the claim's edge: an addition, not a change
         if not ((before or at_start) and (after or at_end) and before + after >= MIN_CONTEXT):
@@ -270,7 +302,9 @@ def _changes(
         a2 = c2 + 1 if c2 < len(claim) and e2 < len(evidence) and claim[c2].negative and (
             evidence[e2].negative) else c2
         b2 = e2 + (a2 > c2)
-        yield _contrast(claim[a1:a2], evidence[b1:b2], claim, evidence, (c1, c2, e1, e2))
+        contrast = _contrast(claim[a1:a2], evidence[b1:b2], claim, evidence, (c1, c2, e1, e2))
+        if contrast is not None and (contrast.kind == "name" or not names_only):
+            yield c1, c2, contrast
 
 
 def _equal_run(codes: Sequence[Code], n: int) -> int:
@@ -379,9 +413,11 @@ def _axis_flip(ours: list[_Token], theirs: list[_Token]) -> bool:
 
 
 def _name_swap(ours: list[_Token], theirs: list[_Token]) -> bool:
-    mine = [t for t in ours if t.name]
-    yours = [t for t in theirs if t.name]
-    if not mine or not yours:
+    """A name on one side where the other has another capitalised word (a name, or a word
+    capitalised at the start of its sentence: "London are replaced" for "Laptops are")."""
+    mine = [t for t in ours if t.name or t.capital]
+    yours = [t for t in theirs if t.name or t.capital]
+    if not mine or not yours or not any(t.name for t in mine + yours):
         return False
     if {t.norm for t in mine} & {t.norm for t in yours}:
         return False
@@ -430,24 +466,41 @@ def _dedupe(tokens: list[_Token]) -> list[_Token]:
 
 
 def _clause_negation(ours: list[_Token], candidates: list[list[_Token]]) -> Contrast | None:
-    """A claim clause whose content words lie nearly all in one clause of an evidence
-    sentence with the other polarity: a negation the alignment could not pair (a rewrite)."""
+    """A claim clause whose content words the evidence's clauses hold (at least
+    :data:`CLAUSE_MATCH` of them, the clause holding most taken first, then the one adding
+    most, and so on), with the other polarity: a negation the alignment could not pair."""
+    pieces = [(c, _content(c)) for sentence in candidates for c in _clauses_of(sentence)]
     for piece in _clauses_of(ours):
         terms = _content(piece)
-        if len(terms) < 3:
+        if len(terms) < CLAUSE_TERMS:
             continue
-        for sentence in candidates:
-            for clause in _clauses_of(sentence):
-                if len(terms & _content(clause)) < CLAUSE_MATCH * len(terms):
-                    continue
-                if _polarity(piece, clause) != "negation":
-                    continue
-                mine, yours = _surface(piece), _surface(clause)
-                if _parity(piece, clause):
-                    return Contrast("negation", mine, yours, f"negates '{yours}' (says '{mine}')")
-                reason = f"drops the negation in '{yours}' (says '{mine}')"
-                return Contrast("negation", mine, yours, reason)
+        chosen, covered = _cover(terms, pieces, COVER_CLAUSES)
+        if len(covered) < CLAUSE_MATCH * len(terms):
+            continue
+        theirs = [t for clause in chosen for t in clause]
+        if _polarity(piece, theirs) != "negation":
+            continue
+        mine, yours = _surface(piece), "; ".join(_surface(c) for c in chosen)
+        if _parity(piece, theirs):
+            return Contrast("negation", mine, yours, f"negates '{yours}' (says '{mine}')")
+        return Contrast("negation", mine, yours, f"drops the negation in '{yours}' (says '{mine}')")
     return None
+
+
+def _cover(
+    terms: set[str], pieces: list[tuple[list[_Token], set[str]]], most: int
+) -> tuple[list[list[_Token]], set[str]]:
+    """Evidence clauses taken greedily (``most`` of them) while one adds any of ``terms``, and
+    what they hold."""
+    covered: set[str] = set()
+    chosen: list[list[_Token]] = []
+    while pieces and len(chosen) < most:
+        clause, own = max(pieces, key=lambda p: len((terms - covered) & p[1]))
+        if not (terms - covered) & own:
+            break
+        covered |= terms & own
+        chosen.append(clause)
+    return chosen, covered
 
 
 def _content(tokens: list[_Token]) -> set[str]:
@@ -463,7 +516,7 @@ def _clauses_of(sentence: list[_Token]) -> list[list[_Token]]:
     # connective word
     out, current = [], [sentence[0]]
     for token in sentence[1:]:
-        if token.word in _CONNECTIVES or current and token.start - current[-1].end > 1:
+        if token.clause:
             out.append(current)
             current = [] if token.word in _CONNECTIVES else [token]
             continue
@@ -472,8 +525,9 @@ def _clauses_of(sentence: list[_Token]) -> list[list[_Token]]:
     return [c for c in out if c]
 
 
+_CLAUSE_MARKS = ",;:()[]\u2013\u2014"
 _CONNECTIVES = frozenset(
-    "and but or which while whereas although so unless because".split()
+    "and but or which while whereas although so unless because since".split()
 )
 
 
