@@ -56,6 +56,7 @@ __all__ = ["Contrast", "contrast_in", "find_contrast"]
 
 #: Claim tokens on each side of a change whose alignment picks the sentence it is read against.
 WINDOW = 4
+FOCUS_WORDS = 3
 #: Tokens on either side of a change at most: wider is a rewrite, not a contrast.
 MAX_SPAN = 3
 #: Shared tokens around a change, before and after together, at least.
@@ -69,7 +70,7 @@ MAX_ALIGNED = 400
 CLAUSE_MATCH = 0.6
 CLAUSE_TERMS = 2
 #: Evidence clauses read together against one claim clause at most.
-COVER_CLAUSES = 1
+COVER_CLAUSES = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +97,7 @@ class _Token:
     axis: tuple[str, str] | None  # (axis, value) from the lexicon
     clause: bool = False  # a clause starts here (after , ; : ( ) – — or at "and", "but", …)
     capital: bool = False  # capitalised, not a stop word or title (a name at a sentence start?)
+    question: bool = False  # the last token of a question
 
 
 _TOKEN = re.compile(
@@ -205,8 +207,9 @@ def _tokens(text: str) -> list[_Token]:
         gap = text[raw[i - 1][3] : start] if i else ""
         clause = lower in _CONNECTIVES or any(mark in gap for mark in _CLAUSE_MARKS)
         capital = surface[0].isupper() and lower not in STOPWORDS and lower not in TITLES
+        question = i == len(raw) - 1 and text[end:].strip().startswith("?")
         out.append(_Token(norm, lower, surface, start, end, name, negative, neutral[i],
-                          None if neutral[i] else axis, clause, capital))  # fmt: skip
+                          None if neutral[i] else axis, clause, capital, question))  # fmt: skip
     return out
 
 
@@ -285,6 +288,10 @@ def _changes(
         elif tag == "replace" and at_end and not at_start and e2 < len(evidence):
             trimmed = (e1, min(e2, e1 + (c2 - c1)))
         names_only = trimmed != (e1, e2)
+        if names_only and not (evidence[trimmed[0]].clause or trimmed[0] == 0 if at_start else (
+            trimmed[1] == len(evidence) or evidence[trimmed[1]].clause
+        )):
+            continue  # the evidence's words there run on from others: no slot to compare
         e1, e2 = trimmed
         if tag == "equal" or e2 - e1 > MAX_SPAN or c2 - c1 > MAX_SPAN:
             continue
@@ -295,15 +302,8 @@ def _changes(
             continue
         if _stated(claim, c1, c2, copied):
             continue
-        # a negation both sides share next to the change is read with it: "may [not]" for
-        # "must [not]" is the same prohibition, "not [required]" for "not [optional]" is not
-        a1 = c1 - 1 if c1 and e1 and claim[c1 - 1].negative and evidence[e1 - 1].negative else c1
-        b1 = e1 - (a1 < c1)
-        a2 = c2 + 1 if c2 < len(claim) and e2 < len(evidence) and claim[c2].negative and (
-            evidence[e2].negative) else c2
-        b2 = e2 + (a2 > c2)
-        contrast = _contrast(claim[a1:a2], evidence[b1:b2], claim, evidence, (c1, c2, e1, e2))
-        if contrast is not None and (contrast.kind == "name" or not names_only):
+        contrast = _contrast(claim, evidence, (c1, c2, e1, e2), names_only)
+        if contrast is not None:
             yield c1, c2, contrast
 
 
@@ -326,25 +326,54 @@ def _stated(claim: list[_Token], c1: int, c2: int, copied: set[tuple[str, ...]])
 
 
 def _contrast(
-    ours: list[_Token],
-    theirs: list[_Token],
-    claim: list[_Token],
-    evidence: list[_Token],
-    where: tuple[int, int, int, int],
+    claim: list[_Token], evidence: list[_Token], where: tuple[int, int, int, int],
+    names_only: bool,
 ) -> Contrast | None:
-    kind = _polarity(ours, theirs)
-    if kind is None and _axis_flip(ours, theirs):
-        kind = "relation"
-    if kind is None and _name_swap(ours, theirs):
+    """The contrast a tight change makes, read with the clauses around it on both sides: a
+    negation or a modal word in the change counts only if the clauses disagree ("must not
+    accept … during a tender" for "[never] during a tender" agrees), and a flipped relation
+    word only if their negations agree ("stay above" for "cannot … below" is the same)."""
+    c1, c2, e1, e2 = where
+    ours, theirs = claim[c1:c2], evidence[e1:e2]
+    kind: str | None = None
+    if not names_only:
+        mine, yours = _clause_around(claim, c1, c2), _clause_around(evidence, e1, e2)
+        if _has_polarity(ours, theirs):
+            kind = _polarity(mine, yours)
+        if kind is None and _axis_flip(ours, theirs) and (
+            _parity(mine, yours) == _parity(yours, mine)
+        ):
+            kind = "relation"
+    if kind is None and _name_swap(ours, theirs, strict=names_only):
         kind = "name"
     return None if kind is None else _made(kind, claim, evidence, where)
 
 
-def _polarity(ours: list[_Token], theirs: list[_Token]) -> str | None:
+def _has_polarity(ours: list[_Token], theirs: list[_Token]) -> bool:
+    """Whether the change holds a negation, a negative word or prefix, or a modal word."""
+    return (
+        any(t.negative or t.axis is not None and t.axis[0] == MODAL_AXIS for t in ours + theirs)
+        or _parity(ours, theirs) != _parity(theirs, ours)
+        or bool(_values(ours, MODAL_AXIS) or _values(theirs, MODAL_AXIS))
+    )
+
+
+def _clause_around(tokens: list[_Token], a: int, b: int) -> list[_Token]:
+    """The tokens of the clause(s) holding positions ``a`` to ``b`` (a gap when equal)."""
+    start = a if a < b else max(a - 1, 0)
+    while start > 0 and not tokens[start].clause:
+        start -= 1
+    end = max(b, start + 1)
+    while end < len(tokens) and not tokens[end].clause:
+        end += 1
+    return tokens[start:end]
+
+
+def _polarity(ours: list[_Token], theirs: list[_Token], prefixes: bool = True) -> str | None:
     """``negation`` or ``relation`` (obligation for permission) when the two sides say
     opposite things by their negations and modal words; None when these agree or compensate
     ("must not" = "is forbidden", "not before" = "after")."""
-    c_neg, e_neg = _parity(ours, theirs), _parity(theirs, ours)
+    c_neg, e_neg = _parity(ours, theirs, prefixes), _parity(theirs, ours, prefixes)
     mine, yours = _values(ours, MODAL_AXIS), _values(theirs, MODAL_AXIS)
     if mine or yours:
         a, b = _deontic(mine, c_neg), _deontic(yours, e_neg)
@@ -363,14 +392,19 @@ _AGREEING = [
 ]
 
 
-def _parity(side: list[_Token], other: list[_Token]) -> bool:
+def _parity(side: list[_Token], other: list[_Token], prefixes: bool = True) -> bool:
     """Odd number of negations on ``side``: negation words, negative words, and a word that
-    is another word of ``other`` with a negative prefix ("unpaid" beside "paid")."""
+    is another word of ``other`` with a negative prefix ("unpaid" beside "paid"; with
+    ``prefixes`` false, as across clauses, only "un-" and "non-" before four letters or
+    more: "income" beside "come" is no negation)."""
     words = {t.word for t in other}
+    allowed = _PREFIXES if prefixes else ("un", "non")
     flips = sum(1 for t in side if t.negative)
     flips += sum(
-        1 for t in side if not t.negative
-        and any(t.word.startswith(p) and t.word[len(p):].lstrip("-") in words for p in _PREFIXES)
+        1 for t in side if not t.negative and any(
+            t.word.startswith(p) and (base := t.word[len(p):].lstrip("-")) in words
+            and (prefixes or len(base) >= 4) for p in allowed
+        )
     )  # fmt: skip
     return flips % 2 == 1
 
@@ -412,11 +446,12 @@ def _axis_flip(ours: list[_Token], theirs: list[_Token]) -> bool:
     return False
 
 
-def _name_swap(ours: list[_Token], theirs: list[_Token]) -> bool:
-    """A name on one side where the other has another capitalised word (a name, or a word
-    capitalised at the start of its sentence: "London are replaced" for "Laptops are")."""
-    mine = [t for t in ours if t.name or t.capital]
-    yours = [t for t in theirs if t.name or t.capital]
+def _name_swap(ours: list[_Token], theirs: list[_Token], strict: bool = False) -> bool:
+    """A name on one side where the other has another capitalised word (a name, or, unless
+    ``strict``, a word capitalised at the start of its sentence: "London are replaced" for
+    "Laptops are")."""
+    mine = [t for t in ours if t.name or t.capital and not strict]
+    yours = [t for t in theirs if t.name or t.capital and not strict]
     if not mine or not yours or not any(t.name for t in mine + yours):
         return False
     if {t.norm for t in mine} & {t.norm for t in yours}:
@@ -469,7 +504,10 @@ def _clause_negation(ours: list[_Token], candidates: list[list[_Token]]) -> Cont
     """A claim clause whose content words the evidence's clauses hold (at least
     :data:`CLAUSE_MATCH` of them, the clause holding most taken first, then the one adding
     most, and so on), with the other polarity: a negation the alignment could not pair."""
-    pieces = [(c, _content(c)) for sentence in candidates for c in _clauses_of(sentence)]
+    pieces = [
+        (c, _content(c)) for sentence in candidates if not _question(sentence)
+        for c in _clauses_of(sentence)
+    ]  # fmt: skip
     for piece in _clauses_of(ours):
         terms = _content(piece)
         if len(terms) < CLAUSE_TERMS:
@@ -478,13 +516,34 @@ def _clause_negation(ours: list[_Token], candidates: list[list[_Token]]) -> Cont
         if len(covered) < CLAUSE_MATCH * len(terms):
             continue
         theirs = [t for clause in chosen for t in clause]
-        if _polarity(piece, theirs) != "negation":
+        # every clause taken must say the opposite ("did not farm since the soil" agrees with
+        # "many people did not farm", whatever "was not suitable" beside it says)
+        if any(_polarity(piece, clause, prefixes=False) != "negation" for clause in chosen):
+            continue
+        if not _focus_shared(piece, theirs):
             continue
         mine, yours = _surface(piece), "; ".join(_surface(c) for c in chosen)
         if _parity(piece, theirs):
             return Contrast("negation", mine, yours, f"negates '{yours}' (says '{mine}')")
         return Contrast("negation", mine, yours, f"drops the negation in '{yours}' (says '{mine}')")
     return None
+
+
+def _question(sentence: list[_Token]) -> bool:
+    return bool(sentence) and sentence[-1].question
+
+
+def _focus_shared(ours: list[_Token], theirs: list[_Token]) -> bool:
+    """Whether each negation of either side bears on a word both sides state: the first
+    content word after it ("never [during] a live tender", "without [approval]")."""
+    for side, other in ((ours, _content(theirs)), (theirs, _content(ours))):
+        for i, token in enumerate(side):
+            if not token.negative:
+                continue
+            focus = [t.norm for t in side[i + 1 :] if _content([t])][:FOCUS_WORDS]
+            if focus and not set(focus) & other:
+                return False
+    return True
 
 
 def _cover(

@@ -19,7 +19,7 @@ __all__ = ["AXES", "MODAL_AXIS", "NEGATIVE_WORDS", "NEUTRAL_PHRASES", "PHRASES",
 NEGATIVE_WORDS = frozenset(
     "not no never none nobody nothing neither nor without nowhere cannot "
     "closed shut unpaid forbidden forbid forbids prohibited prohibit prohibits banned ban bans "
-    "disallowed ineligible excluded refused rejected denied".split()
+    "disallowed ineligible excluded refused rejected denied unable".split()
 )
 
 #: Phrases with a negation word that negate nothing (read as their plain sense).
