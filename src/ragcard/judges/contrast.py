@@ -50,10 +50,13 @@ from ragcard.judges.contrast_lexicon import (
     STOPWORDS,
     TITLES,
 )
-from ragcard.judges.lexical import figure_tokens, stem
+from ragcard.judges.lexical import content_terms, figure_tokens, stem
 
 __all__ = ["Contrast", "contrast_in", "find_contrast"]
 
+#: Words between a name and the shared word it is bound to, at most (and the slack allowed in
+#: the evidence's slot).
+SLOT_GAP = 2
 #: Claim tokens on each side of a change whose alignment picks the sentence it is read against.
 WINDOW = 4
 FOCUS_WORDS = 3
@@ -98,6 +101,7 @@ class _Token:
     clause: bool = False  # a clause starts here (after , ; : ( ) – — or at "and", "but", …)
     capital: bool = False  # capitalised, not a stop word or title (a name at a sentence start?)
     question: bool = False  # the last token of a question
+    content: bool = True  # a content word as the lexical judge reads them
 
 
 _TOKEN = re.compile(
@@ -107,6 +111,10 @@ _TOKEN = re.compile(
 _WORD = re.compile(r"\d+(?:,\d{3})*(?:\.\d+)?|[^\W\d_]+(?:['’][^\W\d_]+)?")
 _CONTRACTION = {"can't": "can", "won't": "will", "shan't": "shall", "ain't": "is"}
 _ANSWER_WORD = re.compile(r"^\s*(?:yes|no)\b\s*[,.;:!\u2013\u2014-]+\s*", re.I)
+_MONTHS = frozenset(
+    "january february march april may june july august september october november december "
+    "monday tuesday wednesday thursday friday saturday sunday".split()
+)
 _QUOTES = ("\"", "“", "`", "'", "‘")
 _PREFIXES = ("un", "in", "im", "il", "ir", "dis", "non")
 
@@ -162,7 +170,7 @@ def contrast_in(
                 found.append((c1, contrast))
     if found:
         return min(found, key=lambda pair: pair[0])[1]
-    return _clause_negation(ours, evidence)
+    return _clause_negation(ours, evidence) or _name_binding(ours, evidence)
 
 
 def _named(tokens: list[_Token], proper: set[str]) -> list[_Token]:
@@ -208,8 +216,10 @@ def _tokens(text: str) -> list[_Token]:
         clause = lower in _CONNECTIVES or any(mark in gap for mark in _CLAUSE_MARKS)
         capital = surface[0].isupper() and lower not in STOPWORDS and lower not in TITLES
         question = i == len(raw) - 1 and text[end:].strip().startswith("?")
+        content = len(lower) > 1 and bool(content_terms(lower))
         out.append(_Token(norm, lower, surface, start, end, name, negative, neutral[i],
-                          None if neutral[i] else axis, clause, capital, question))  # fmt: skip
+                          None if neutral[i] else axis, clause, capital, question,
+                          content))  # fmt: skip
     return out
 
 
@@ -338,15 +348,32 @@ def _contrast(
     kind: str | None = None
     if not names_only:
         mine, yours = _clause_around(claim, c1, c2), _clause_around(evidence, e1, e2)
-        if _has_polarity(ours, theirs):
+        if _has_polarity(ours, theirs) and _focus_in_place(ours, theirs):
             kind = _polarity(mine, yours)
-        if kind is None and _axis_flip(ours, theirs) and (
+        if kind is None and _axis_flip(ours, theirs, claim, evidence) and (
             _parity(mine, yours) == _parity(yours, mine)
         ):
             kind = "relation"
     if kind is None and _name_swap(ours, theirs, strict=names_only):
         kind = "name"
     return None if kind is None else _made(kind, claim, evidence, where)
+
+
+def _focus_in_place(ours: list[_Token], theirs: list[_Token]) -> bool:
+    """Whether what each negation of the change bears on — the first content word after it —
+    is outside the change (shared by both sides) or on its other side too: "[no fear] of
+    humans" for "[found scant evidence] of human predation" negates nothing the evidence says.
+    """
+    for side, other in ((ours, theirs), (theirs, ours)):
+        words = {t.norm for t in other}
+        for i, token in enumerate(side):
+            if token.negative:
+                focus = next((t for t in side[i + 1 :] if t.content and not t.negative), None)
+                if focus is not None and focus.norm not in words and not any(
+                    w.endswith("less") and w[:-4] == focus.norm for w in words
+                ):
+                    return False
+    return True
 
 
 def _has_polarity(ours: list[_Token], theirs: list[_Token]) -> bool:
@@ -399,7 +426,9 @@ def _parity(side: list[_Token], other: list[_Token], prefixes: bool = True) -> b
     more: "income" beside "come" is no negation)."""
     words = {t.word for t in other}
     allowed = _PREFIXES if prefixes else ("un", "non")
+    stems = {t.norm for t in other}
     flips = sum(1 for t in side if t.negative)
+    flips += sum(1 for t in side if t.word.endswith("less") and t.word[:-4] in stems)
     flips += sum(
         1 for t in side if not t.negative and any(
             t.word.startswith(p) and (base := t.word[len(p):].lstrip("-")) in words
@@ -436,12 +465,20 @@ def _compensated(ours: list[_Token], theirs: list[_Token]) -> bool:
     return False
 
 
-def _axis_flip(ours: list[_Token], theirs: list[_Token]) -> bool:
+def _axis_flip(
+    ours: list[_Token], theirs: list[_Token], claim: list[_Token], evidence: list[_Token]
+) -> bool:
+    """Whether the change puts one value of an axis where the evidence has another, unless
+    both sentences state both values ("if a deposit is positive, a withdrawal is negative"
+    for "if positive represents a deposit, negative represents a withdrawal" reorders)."""
     for axis in {t.axis[0] for t in ours if t.axis} & {t.axis[0] for t in theirs if t.axis}:
         if axis == MODAL_AXIS:
             continue  # read with the negations (_polarity)
         mine, yours = _values(ours, axis), _values(theirs, axis)
-        if mine and yours and not mine & yours:
+        if not mine or not yours or mine & yours:
+            continue
+        both = mine | yours
+        if not (both <= _values(claim, axis) and both <= _values(evidence, axis)):
             return True
     return False
 
@@ -529,6 +566,80 @@ def _clause_negation(ours: list[_Token], candidates: list[list[_Token]]) -> Cont
     return None
 
 
+def _name_runs(tokens: list[_Token]) -> list[tuple[int, int]]:
+    """(start, end) of each run of name tokens."""
+    runs, start = [], None
+    for i, token in enumerate([*tokens, None]):
+        if token is not None and token.name and not (start is not None and token.clause):
+            start = i if start is None else start
+        elif start is not None:
+            runs.append((start, i))
+            start = None if token is None or not token.name else i
+    return runs
+
+
+def _name_binding(ours: list[_Token], candidates: list[list[_Token]]) -> Contrast | None:
+    """A name of the claim said of what the passage says of another name: the evidence
+    sentence holding most of the claim clause's other words (:data:`CLAUSE_MATCH`) lacks the
+    name and has another, absent from the claim, in its slot — between the shared words that
+    stand before and after the claim's name ("Bob Bogle came up with the idea of achieving
+    higher sales" where the passage says "Sam Walton made the decision to achieve higher
+    sales")."""
+    claim_words = {t.norm for t in ours}
+    stated = {t.norm for sentence in candidates for t in sentence}
+    for clause in _clauses_of(ours):
+        for a, b in _name_runs(clause):
+            name = {t.norm for t in clause[a:b]}
+            if not name <= stated:
+                continue  # a name the passage never states is the other checks' business
+            others = [t for t in clause[:a] + clause[b:] if not t.name]
+            terms = _content(others)
+            if len(terms) < CLAUSE_TERMS + 1:
+                continue
+            wanted = CLAUSE_MATCH * len(terms)
+            holding = [s for s in candidates if len(terms & _content(s)) >= wanted]
+            if not holding or any(name & {t.norm for t in s} for s in holding):
+                continue  # no sentence says it, or one says it of this name
+            best = max(holding, key=lambda s: len(terms & _content(s)))
+            shared = terms & _content(best)
+            before = [(i, t.norm) for i, t in enumerate(clause[:a]) if t.norm in shared]
+            after = [(i, t.norm) for i, t in enumerate(clause) if i >= b and t.norm in shared]
+            gaps = (a - before[-1][0] - 1 if before else None, after[0][0] - b if after else None)
+            if not any(g is not None and g <= SLOT_GAP for g in gaps):
+                continue  # the name is bound to no shared word next to it
+            for m1, m2 in _name_runs(best):
+                theirs = best[m1:m2]
+                if {t.norm for t in theirs} & claim_words or _abbreviates(clause[a:b], theirs) \
+                        or _abbreviates(theirs, clause[a:b]) or any(t.axis or t.word in
+                                                                  _MONTHS for t in theirs):
+                    continue
+                if _in_slot(best, (m1, m2), before[-1:], after[:1], gaps):
+                    mine, yours = _surface(clause[a:b]), _surface(theirs)
+                    return Contrast("name", mine, yours,
+                                    f"says '{mine}' where the passage says '{yours}'")
+    return None
+
+
+def _in_slot(
+    sentence: list[_Token], span: tuple[int, int], before: list[tuple[int, str]],
+    after: list[tuple[int, str]], gaps: tuple[int | None, int | None],
+) -> bool:
+    """Whether the evidence's name at ``span`` stands where the claim's does: right after
+    the shared word before it and right before the shared word after it (as close as in the
+    claim, give or take :data:`SLOT_GAP` words)."""
+    m1, m2 = span
+    norms = [t.norm for t in sentence]
+    if before and gaps[0] is not None:
+        places = [i for i, n in enumerate(norms[:m1]) if n == before[0][1]]
+        if not places or m1 - places[-1] - 1 > gaps[0] + SLOT_GAP:
+            return False
+    if after and gaps[1] is not None:
+        places = [i for i, n in enumerate(norms) if i >= m2 and n == after[0][1]]
+        if not places or places[0] - m2 > gaps[1] + SLOT_GAP:
+            return False
+    return True
+
+
 def _question(sentence: list[_Token]) -> bool:
     return bool(sentence) and sentence[-1].question
 
@@ -563,8 +674,8 @@ def _cover(
 
 
 def _content(tokens: list[_Token]) -> set[str]:
-    return {t.norm for t in tokens if t.word not in STOPWORDS and not t.negative
-            and not t.neutral and len(t.word) > 1}  # fmt: skip
+    """The content words (the lexical judge's: no stop words, negations or one-letter words)."""
+    return {t.norm for t in tokens if t.content and not t.negative and not t.neutral}
 
 
 def _clauses_of(sentence: list[_Token]) -> list[list[_Token]]:
