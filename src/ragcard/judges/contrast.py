@@ -48,11 +48,13 @@ from ragcard.judges.contrast_lexicon import (
     NEUTRAL_PHRASES,
     PHRASES,
     STOPWORDS,
+    SYNONYMS,
     TITLES,
+    UNIT_WORDS,
 )
 from ragcard.judges.lexical import content_terms, figure_tokens, stem
 
-__all__ = ["Contrast", "contrast_in", "find_contrast"]
+__all__ = ["Contrast", "contrast_in", "find_contrast", "is_copy"]
 
 #: Words between a name and the shared word it is bound to, at most (and the slack allowed in
 #: the evidence's slot).
@@ -171,6 +173,38 @@ def contrast_in(
     if found:
         return min(found, key=lambda pair: pair[0])[1]
     return _clause_negation(ours, evidence) or _name_binding(ours, evidence)
+
+
+def is_copy(claim: str, sentences: Iterable[str]) -> bool:
+    """Whether ``claim`` restates one of ``sentences`` word for word up to synonyms, unit
+    words, stop words and number words ("Bikes go in the basement of building B" for "Bicycles
+    are parked in the basement of building B"; "55 pounds a day" for "£55 per day"), with no
+    contrast: what a careful reader calls supported whatever a score says."""
+    text = _ANSWER_WORD.sub("", claim, count=1)
+    ours = [t for t in _tokens(text) if _kept(t)]
+    if len([t for t in ours if t.content]) < 3 or contrast_in(claim, sentences) is not None:
+        return False
+    mine = [_key(t) for t in ours]
+    for sentence in (s for text in sentences for s in _split(text)):
+        theirs = [_key(t) for t in _tokens(sentence) if _kept(t)]
+        matcher = SequenceMatcher(None, theirs, mine, autojunk=False)
+        if all(tag == "equal" or tag == "delete" and (e1 == 0 or e2 == len(theirs))
+               for tag, e1, e2, _, _ in matcher.get_opcodes()):  # fmt: skip
+            return True
+    return False
+
+
+def _kept(token: _Token) -> bool:
+    """A token a copy must keep: no stop word, no unit word."""
+    return (token.content or token.negative or token.word[0].isdigit()) and (
+        token.word not in UNIT_WORDS
+    )
+
+
+def _key(token: _Token) -> str:
+    if token.axis is not None:
+        return f"{token.axis[0]}={token.axis[1]}"
+    return SYNONYMS.get(token.norm, token.norm)
 
 
 def _named(tokens: list[_Token], proper: set[str]) -> list[_Token]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from ragcard.judges.lexical import stem
 
 __all__ = ["AXES", "MODAL_AXIS", "NEGATIVE_WORDS", "NEUTRAL_PHRASES", "PHRASES", "STOPWORDS",
-           "TITLES"]  # fmt: skip
+           "SYNONYMS", "TITLES", "UNIT_WORDS"]  # fmt: skip
 
 #: Negation words and words that carry a negation ("forbidden" = "not allowed").
 NEGATIVE_WORDS = frozenset(
@@ -125,4 +125,34 @@ TITLES = frozenset(
     """mr mrs ms miss dr prof professor sir dame lord lady saint st king queen prince princess
     president senator governor general captain colonel pope emperor empress sheikh
     chancellor minister mayor judge gen col capt lt sgt rev hon gov sen rep""".split()
+)
+
+#: Words a faithful rewrite swaps for each other (stemmed → the group's first word): a claim
+#: that copies its evidence sentence up to these, unit words and stop words is a copy.
+_SYNONYM_GROUPS = (
+    "bicycle bike bicycles bikes cycle cycles",
+    "car vehicle cars vehicles",
+    "child kid children kids",
+    "buy purchase bought purchased",
+    "get receive got received",
+    "start begin started began",
+    "big large",
+    "small little",
+    "staff employee employees colleague colleagues worker workers",
+    "manager boss",
+    "holiday vacation holidays",
+    "go goes parked kept stored stay stays belong belongs",
+    "use using used",
+    "allowance budget",
+    "claim claims reclaim",
+    "company employer firm",
+    "leave time-off",
+)
+SYNONYMS: dict[str, str] = {
+    stem(word): group.split()[0] for group in _SYNONYM_GROUPS for word in group.split()
+}
+
+#: Words that only name a figure's unit or restate it: "55 pounds" for "£55".
+UNIT_WORDS = frozenset(
+    "pounds pound euros euro dollars dollar percent per cent gbp eur usd sterling".split()
 )
