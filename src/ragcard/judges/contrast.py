@@ -2,7 +2,7 @@
 
 The figure rule (:mod:`ragcard.judges.figures`) catches a copied sentence with one figure
 replaced. This module catches the other changes a careful reader sees first, in a claim set
-beside the evidence sentence it copies (docs/judges.md, "Contrast rules"):
+beside the evidence sentence it copies (README.md, "Judges": contrast rules):
 
 * **negation** on one side only — "are not parked" for "are parked", "may not" for "may",
   "no longer", "never", "cannot", "without", "none", "closed" for "open", "unpaid" for "paid";

@@ -1,5 +1,5 @@
 """The words :mod:`ragcard.judges.contrast` reads: negations, neutral phrases, and the axes of
-relation words whose values contradict each other (docs/judges.md, "Contrast rules").
+relation words whose values contradict each other (README.md, "Judges": contrast rules).
 
 An axis maps each of its words (stemmed as :func:`ragcard.judges.lexical.stem` stems them) to
 a value; two different values of one axis in the same slot of a claim and its evidence are a
