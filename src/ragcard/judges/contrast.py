@@ -74,6 +74,9 @@ MAX_ALIGNED = 400
 #: and the content words a clause needs to be read (as the lexical judge reads negation).
 CLAUSE_MATCH = 0.6
 CLAUSE_TERMS = 2
+#: Share of a claim clause's content words one evidence clause must hold for a relation word
+#: of the clause to be read against that clause's.
+RELATION_MATCH = 0.6
 #: Evidence clauses read together against one claim clause at most.
 COVER_CLAUSES = 2
 
@@ -172,7 +175,11 @@ def contrast_in(
                 found.append((c1, contrast))
     if found:
         return min(found, key=lambda pair: pair[0])[1]
-    return _clause_negation(ours, evidence) or _name_binding(ours, evidence)
+    return (
+        _clause_negation(ours, evidence)
+        or _clause_relation(ours, evidence)
+        or _name_binding(ours, evidence)
+    )
 
 
 def is_copy(claim: str, sentences: Iterable[str]) -> bool:
@@ -689,6 +696,36 @@ def _focus_shared(ours: list[_Token], theirs: list[_Token]) -> bool:
             if focus and not set(focus) & other:
                 return False
     return True
+
+
+def _clause_relation(ours: list[_Token], candidates: list[list[_Token]]) -> Contrast | None:
+    """A claim clause whose content words one evidence clause holds (at least
+    :data:`RELATION_MATCH` of them) with another value of the same relation axis and not the
+    claim's, their negations agreeing: a flip the alignment could not pair ("canceled … before
+    three seasons" for "canceled the series after three seasons")."""
+    pieces = [
+        (c, _content(c)) for sentence in candidates if not _question(sentence)
+        for c in _clauses_of(sentence)
+    ]  # fmt: skip
+    for piece in _clauses_of(ours):
+        axes = {t.axis[0] for t in piece if t.axis and t.axis[0] != MODAL_AXIS}
+        terms = _content([t for t in piece if not t.axis])
+        if not axes or len(terms) < CLAUSE_TERMS:
+            continue
+        chosen, covered = _cover(terms, pieces, 1)
+        if len(covered) < RELATION_MATCH * len(terms):
+            continue
+        clause = chosen[0]
+        for axis in sorted(axes):
+            mine, yours = _values(piece, axis), _values(clause, axis)
+            both = _values(ours, axis) >= mine | yours  # the claim states both: a reordering
+            if mine and yours and not mine & yours and not both and (
+                _parity(piece, clause, False) == _parity(clause, piece, False)
+            ):
+                said, theirs = _surface(piece), _surface(clause)
+                return Contrast("relation", said, theirs,
+                                f"says '{said}' where the passage says '{theirs}'")
+    return None
 
 
 def _cover(

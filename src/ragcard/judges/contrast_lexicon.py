@@ -78,6 +78,8 @@ _AXIS_WORDS: dict[str, dict[str, str]] = {
     "flow": {"import": "import imports imported", "export": "export exports exported"},
     "result": {"win": "win wins won victory", "lose": "lose loses lost defeat"},
     "truth": {"true": "true", "false": "false"},
+    "quality": {"best": "best better", "worst": "worst worse"},
+    "sameness": {"same": "same identical", "different": "different"},
     "sign": {"positive": "positive", "negative": "negative"},
     "sex": {"male": "male men man boy boys", "female": "female women woman girl girls"},
     "period": {
