@@ -338,11 +338,19 @@ def _changes(
             trimmed = (max(e1, e2 - (c2 - c1)), e2)
         elif tag == "replace" and at_end and not at_start and e2 < len(evidence):
             trimmed = (e1, min(e2, e1 + (c2 - c1)))
-        names_only = trimmed != (e1, e2)
-        if names_only and not (evidence[trimmed[0]].clause or trimmed[0] == 0 if at_start else (
+        edge = trimmed != (e1, e2)
+        if edge and not (evidence[trimmed[0]].clause or trimmed[0] == 0 if at_start else (
             trimmed[1] == len(evidence) or evidence[trimmed[1]].clause
         )):
             continue  # the evidence's words there run on from others: no slot to compare
+        if tag == "replace" and trimmed[1] - trimmed[0] > MAX_SPAN >= c2 - c1 and all(
+            t.name for t in claim[c1:c2]
+        ) and evidence[trimmed[0]].name:  # "Yorkshire" for "Halifax in August 2013"
+            head = trimmed[0]
+            while head < trimmed[1] and evidence[head].name:
+                head += 1
+            trimmed = (trimmed[0], head)
+        names_only = trimmed != (e1, e2)
         e1, e2 = trimmed
         if tag == "equal" or e2 - e1 > MAX_SPAN or c2 - c1 > MAX_SPAN:
             continue
@@ -665,16 +673,16 @@ def _in_slot(
     sentence: list[_Token], span: tuple[int, int], before: list[tuple[int, str]],
     after: list[tuple[int, str]], gaps: tuple[int | None, int | None],
 ) -> bool:
-    """Whether the evidence's name at ``span`` stands where the claim's does: right after
-    the shared word before it and right before the shared word after it (as close as in the
-    claim, give or take :data:`SLOT_GAP` words)."""
+    """Whether the evidence's name at ``span`` stands where the claim's does: as close to
+    the shared word the claim's name is bound to (within :data:`SLOT_GAP` words, before or
+    after it) as the claim's, give or take :data:`SLOT_GAP` words."""
     m1, m2 = span
     norms = [t.norm for t in sentence]
-    if before and gaps[0] is not None:
+    if before and gaps[0] is not None and gaps[0] <= SLOT_GAP:
         places = [i for i, n in enumerate(norms[:m1]) if n == before[0][1]]
         if not places or m1 - places[-1] - 1 > gaps[0] + SLOT_GAP:
             return False
-    if after and gaps[1] is not None:
+    if after and gaps[1] is not None and gaps[1] <= SLOT_GAP:
         places = [i for i, n in enumerate(norms) if i >= m2 and n == after[0][1]]
         if not places or places[0] - m2 > gaps[1] + SLOT_GAP:
             return False

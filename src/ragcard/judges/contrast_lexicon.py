@@ -126,7 +126,7 @@ STOPWORDS = frozenset(
 TITLES = frozenset(
     """mr mrs ms miss dr prof professor sir dame lord lady saint st king queen prince princess
     president senator governor general captain colonel pope emperor empress sheikh
-    chancellor minister mayor judge gen col capt lt sgt rev hon gov sen rep""".split()
+    chancellor minister mayor judge gen col capt lt sgt rev hon gov sen rep great""".split()
 )
 
 #: Words a faithful rewrite swaps for each other (stemmed → the group's first word): a claim
