@@ -14,14 +14,6 @@ from typer.testing import CliRunner, Result
 
 from ragcard._cli.judges import judges_app
 from ragcard.judges import build_judge
-from ragcard.judges.metaeval.contrast import (
-    change_figure,
-    flip_relation,
-    negate,
-    number_unit,
-    reorder,
-    swap_name,
-)
 from ragcard.judges.metaeval.contrast_data import (
     PARAPHRASES,
     build_contrast,
@@ -29,6 +21,9 @@ from ragcard.judges.metaeval.contrast_data import (
     read_sources,
     sentence_sha,
 )
+from ragcard.judges.metaeval.contrast_faithful import number_unit, reorder
+from ragcard.judges.metaeval.contrast_names import swap_name
+from ragcard.judges.metaeval.contrast_polarity import change_figure, flip_relation, negate
 from ragcard.judges.metaeval.contrast_report import evaluate_contrast, format_contrast
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -83,6 +78,12 @@ def test_swapped_name_needs_a_name_the_passage_states() -> None:
     # A capital only because a passage sentence starts with the word is no name.
     made = swap_name("Priya Shah parks in building B.", PASSAGE, rng())
     assert made is not None and "Visitors" not in made.text and "Parking" not in made.text
+
+
+def test_swapped_name_is_no_name_the_sentence_already_uses() -> None:
+    passage = "The club sacked Simon Grayson in May, and Alex Neil was appointed on 4 July."
+    made = swap_name("Grayson's replacement was Alex Neil.", passage, rng())
+    assert made is None or "Simon Grayson" not in made.text
 
 
 @pytest.mark.parametrize(
@@ -297,3 +298,10 @@ def test_split_option_is_for_contrast_only(tmp_path: Path) -> None:
     result = runner.invoke(app, ["judges", "evaluate", "--judge", "lexical", "--dataset", "begin",
                                  "--split", "dev"])  # fmt: skip
     assert result.exit_code == 2 and "--dataset contrast" in result.output
+
+
+def test_limit_keeps_the_first_sources_of_each_part(data_dir: Path) -> None:
+    result = contrast("--data-dir", str(data_dir), "--limit", "1", "--split", "dev")
+    assert result.exit_code == 0, result.output
+    assert "limited to the first 1 source sentences of each part" in result.stdout
+    assert "n=1 " in result.stdout  # one original sentence

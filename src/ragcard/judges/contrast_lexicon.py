@@ -1,5 +1,5 @@
 """The words :mod:`ragcard.judges.contrast` reads: negations, neutral phrases, and the axes of
-relation words whose values contradict each other (docs/judges.md, "Contrast rules").
+relation words whose values contradict each other (README.md, "Judges": contrast rules).
 
 An axis maps each of its words (stemmed as :func:`ragcard.judges.lexical.stem` stems them) to
 a value; two different values of one axis in the same slot of a claim and its evidence are a
@@ -13,13 +13,13 @@ from __future__ import annotations
 from ragcard.judges.lexical import stem
 
 __all__ = ["AXES", "MODAL_AXIS", "NEGATIVE_WORDS", "NEUTRAL_PHRASES", "PHRASES", "STOPWORDS",
-           "TITLES"]  # fmt: skip
+           "SYNONYMS", "TITLES", "UNIT_WORDS"]  # fmt: skip
 
 #: Negation words and words that carry a negation ("forbidden" = "not allowed").
 NEGATIVE_WORDS = frozenset(
     "not no never none nobody nothing neither nor without nowhere cannot "
     "closed shut unpaid forbidden forbid forbids prohibited prohibit prohibits banned ban bans "
-    "disallowed ineligible excluded refused rejected denied".split()
+    "disallowed ineligible excluded refused rejected denied unable".split()
 )
 
 #: Phrases with a negation word that negate nothing (read as their plain sense).
@@ -78,6 +78,8 @@ _AXIS_WORDS: dict[str, dict[str, str]] = {
     "flow": {"import": "import imports imported", "export": "export exports exported"},
     "result": {"win": "win wins won victory", "lose": "lose loses lost defeat"},
     "truth": {"true": "true", "false": "false"},
+    "quality": {"best": "best better", "worst": "worst worse"},
+    "sameness": {"same": "same identical", "different": "different"},
     "sign": {"positive": "positive", "negative": "negative"},
     "sex": {"male": "male men man boy boys", "female": "female women woman girl girls"},
     "period": {
@@ -124,5 +126,35 @@ STOPWORDS = frozenset(
 TITLES = frozenset(
     """mr mrs ms miss dr prof professor sir dame lord lady saint st king queen prince princess
     president senator governor general captain colonel pope emperor empress sheikh
-    chancellor minister mayor judge""".split()
+    chancellor minister mayor judge gen col capt lt sgt rev hon gov sen rep great""".split()
+)
+
+#: Words a faithful rewrite swaps for each other (stemmed → the group's first word): a claim
+#: that copies its evidence sentence up to these, unit words and stop words is a copy.
+_SYNONYM_GROUPS = (
+    "bicycle bike bicycles bikes cycle cycles",
+    "car vehicle cars vehicles",
+    "child kid children kids",
+    "buy purchase bought purchased",
+    "get receive got received",
+    "start begin started began",
+    "big large",
+    "small little",
+    "staff employee employees colleague colleagues worker workers",
+    "manager boss",
+    "holiday vacation holidays",
+    "go goes parked kept stored stay stays belong belongs",
+    "use using used",
+    "allowance budget",
+    "claim claims reclaim",
+    "company employer firm",
+    "leave time-off",
+)
+SYNONYMS: dict[str, str] = {
+    stem(word): group.split()[0] for group in _SYNONYM_GROUPS for word in group.split()
+}
+
+#: Words that only name a figure's unit or restate it: "55 pounds" for "£55".
+UNIT_WORDS = frozenset(
+    "pounds pound euros euro dollars dollar percent per cent gbp eur usd sterling".split()
 )

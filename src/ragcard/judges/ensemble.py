@@ -113,7 +113,8 @@ NUMBER_CAP = 0.3
 #: calibration measured with another rule is not shown as this judge's).
 RULES_VERSION = "ensemble-rules/4"  # 2: numbers must be in the evidence sentences; 3: and
 # not replaced by another figure in the sentence the claim copies (ragcard.judges.figures);
-# 4: no negation, name or relation word changed there either (ragcard.judges.contrast)
+# 4: no negation, name or relation word changed there either, and a copy of an evidence
+# sentence up to synonyms and units is supported (ragcard.judges.contrast)
 #: Where the vote-free model's P(supported) leaves the shipped LLM-vote weights to the LLM
 #: (chosen on the WiCE training claims; see the module docstring).
 DEFAULT_LLM_BAND = (0.10, 0.85)
@@ -229,6 +230,10 @@ class EnsembleJudge:
             if score < (self.threshold if with_vote else self.fast_threshold):
                 label = "contradicted" if values["negation_mismatch"] else "not_supported"
             changed = features.unmatched_numbers or features.conflicting_figures
+            if features.copied and not changed and label != "supported":
+                # its evidence sentence restated up to synonyms, units and stop words, with no
+                # contrast: supported, however low the words' overlap scores it
+                label, score = "supported", max(score, self.threshold)
             if changed and label == "supported":
                 # a figure its evidence does not state, or states otherwise in the sentence it
                 # copies, is never supported, however close the rest of the sentence: a
@@ -258,6 +263,8 @@ class EnsembleJudge:
             shown = ", ".join(f"{a} where its evidence says {b}"
                               for a, b in features.conflicting_figures[:3])
             reason += f", figure changed: {shown}"
+        if features.copied and not features.contrast:
+            reason += ", a copy of its evidence sentence up to synonyms and units"
         if features.contrast is not None:  # the deciding fact first
             reason = f"{features.contrast.kind}: {features.contrast.reason}; {reason}"
         elif values["negation_mismatch"]:

@@ -37,7 +37,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ragcard.judges.base import Judge, JudgeContext, JudgeError, Verdict
-from ragcard.judges.contrast import Contrast, contrast_in
+from ragcard.judges.contrast import Contrast, contrast_in, is_copy
 from ragcard.judges.embedding import SentenceMatches, SentenceVectors
 from ragcard.judges.figures import conflicting_figures
 from ragcard.judges.lexical import (
@@ -101,6 +101,9 @@ class ClaimFeatures:
     #: A negation, name or relation word the claim changed against the evidence sentence it
     #: copies (:mod:`ragcard.judges.contrast`).
     contrast: Contrast | None = None
+    #: The claim restates one evidence sentence up to synonyms, units and stop words
+    #: (:func:`ragcard.judges.contrast.is_copy`).
+    copied: bool = False
 
     def vector(self, names: tuple[str, ...]) -> NDArray[np.float64]:
         return np.array([self.values[name] for name in names], dtype=np.float64)
@@ -187,6 +190,7 @@ class FeatureExtractor:
         return ClaimFeatures(
             values, lexical, passage_id, span, _unmatched(claim, evidence),
             conflicting_figures(claim, evidence), contrast_in(claim, evidence),
+            is_copy(claim, evidence),
         )
 
 

@@ -29,17 +29,22 @@ import csv
 import hashlib
 import json
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from ragcard._sentences import split_sentences
-from ragcard.judges.metaeval.contrast import GENERATORS, Variant
+from ragcard.judges.metaeval.contrast import Variant
+from ragcard.judges.metaeval.contrast_faithful import number_unit, reorder
+from ragcard.judges.metaeval.contrast_names import swap_name
+from ragcard.judges.metaeval.contrast_polarity import change_figure, flip_relation, negate
 from ragcard.judges.metaeval.examples import SPLIT_SEED, Part, hash_part
 
 __all__ = [
     "BEGIN_SAMPLE",
     "EXAMPLES_DIR",
+    "GENERATORS",
     "PARAPHRASES",
     "ContrastItem",
     "ContrastSet",
@@ -55,6 +60,16 @@ __all__ = [
 EXAMPLES_DIR = Path(__file__).resolve().parents[4] / "examples"
 PARAPHRASES = Path(__file__).resolve().parent / "data" / "contrast-paraphrases.jsonl"
 BEGIN_SAMPLE = 200
+
+#: kind → generator(sentence, passage, rng); ``original`` and ``paraphrase`` are not generated.
+GENERATORS: dict[str, Callable[[str, str, random.Random], Variant | None]] = {
+    "negation": negate,
+    "swapped-name": swap_name,
+    "flipped-relation": flip_relation,
+    "changed-figure": change_figure,
+    "reordered": reorder,
+    "number-unit": number_unit,
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,7 +118,7 @@ def _key(corpus: str, passage: str) -> str:
 
 def _one_sentence(text: str) -> str | None:
     text = " ".join(text.split())
-    return text if text and len(split_sentences(text)) == 1 else None
+    return text if len(text.split()) >= 4 and len(split_sentences(text)) == 1 else None
 
 
 def _read_jsonl(path: Path) -> list[dict[str, Any]]:
