@@ -122,6 +122,8 @@ def _negate_in(sentence: str, start: int, end: int) -> str | None:
         if not hits:
             return None
         a, b, neg = min(hits, key=lambda h: (h[0], -(h[1] - h[0])))
+        if start + a == 0 and clause[a].isupper():
+            neg = neg[0].upper() + neg[1:]  # "Do not submit …" at the sentence's start
         new = clause[:a] + neg + clause[b:]
     return re.sub(r"\s+", " ", sentence[:start] + new + sentence[end:])
 

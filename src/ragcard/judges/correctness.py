@@ -57,7 +57,7 @@ from dataclasses import dataclass, field, replace
 from ragcard._sentences import sentence_spans
 from ragcard.inputs.responses import strip_markers
 from ragcard.judges.base import MAIN_POINT, Evidence, Grade, Verdict, correctness_verdict
-from ragcard.judges.contrast import contrast_in, find_contrast
+from ragcard.judges.contrast import Contrast, contrast_in, find_contrast
 from ragcard.judges.contrast_lexicon import AXES, PHRASES
 from ragcard.judges.figures import conflicting_figures
 from ragcard.judges.lexical import (
@@ -670,7 +670,8 @@ def _slot_terms(text: str, span: tuple[int, int], figure: Quantity) -> set[str]:
 
 def _contrast(facts: KeyFacts, answer: str, passages: Sequence[Evidence]) -> str | None:
     """A negation, name or relation word of the key fact changed (:mod:`ragcard.judges.contrast`),
-    each answer sentence read against the text it is nearest: the expected answer, or the gold
+    each answer sentence read against the text it is nearest (its words, shared over all):
+    the expected answer, or the gold
     passage sentence stating the main point that it copies (where a changed figure or bound
     counts too). So "may not order" for "may order", "the first working day" for "the last" is
     wrong however the expected answer is worded, and an answer that rewords the expected answer
@@ -683,17 +684,17 @@ def _contrast(facts: KeyFacts, answer: str, passages: Sequence[Evidence]) -> str
     sentences = [answer[a:b] for a, b in sentence_spans(answer)]
     key = _key_sentences(facts, passages)
     every = [p.text[a:b] for p in passages for a, b in sentence_spans(p.text)]
-    expected = _content(facts.core or facts.text)
+    expected = _words_of(facts.text)  # its secondary parts too: they may be what it rewords
     for sentence in sentences:
-        words = _content(sentence)
+        words = _words_of(sentence)
         near = _likeness(words, expected)
-        nearest = max((_likeness(words, _content(k)) for k in every), default=None)
+        nearest = max((_likeness(words, _words_of(k)) for k in every), default=None)
         found = find_contrast(sentence, facts.core or facts.text)
         nearer = nearest is not None and nearest < near  # nearer the expected answer
-        if found is not None and (found.kind != "negation" or nearer):
+        if found is not None and (not _negation_change(found) or nearer):
             return _contrast_reason(found.kind, found.reason, "the expected answer")
         copied = [
-            k for k in key if _copies(sentence, k) and _likeness(words, _content(k)) >= near
+            k for k in key if _copies(sentence, k) and _likeness(words, _words_of(k)) >= near
         ]
         if not copied:
             continue  # a sentence about something else, or the expected answer reworded
@@ -714,6 +715,23 @@ def _contrast(facts: KeyFacts, answer: str, passages: Sequence[Evidence]) -> str
         if flipped is not None:
             return flipped
     return None
+
+
+def _negation_change(found: Contrast) -> bool:
+    """Whether a contrast adds or drops a negation (whatever its kind: "software that is not
+    on" for "software on" is one)."""
+    if found.kind == "negation":
+        return True
+    negated = [any(_is_negation(t) for t in _tokens(w)) for w in (found.claim_word,
+                                                                  found.evidence_word)]
+    return negated[0] != negated[1]
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _words_of(text: str) -> frozenset[str]:
+    """Every word of ``text`` (stop words too: which text a sentence copies is told by them
+    as well), lower-cased."""
+    return frozenset(_tokens(text))
 
 
 def _likeness(one: AbstractSet[str], other: AbstractSet[str]) -> float:
