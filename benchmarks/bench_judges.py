@@ -23,8 +23,8 @@ question, its expected answer as the answer, its gold passages as the passages) 
 
 SmolLM2-135M cannot judge entailment: it is there for transport and cost, and its verdicts
 (and Ragas's scores from it) mean nothing; it also cannot follow Ragas's output format, which
-inflates Ragas's calls. ``--server-model qwen2.5-1.5b`` serves Qwen2.5-Coder-1.5B instead (slower,
-but it follows both tools' formats). Results: ``benchmarks/results/judges.json``.
+inflates Ragas's calls. ``--server-model qwen2.5-coder-1.5b`` serves Qwen2.5-Coder-1.5B instead
+(slower, but it follows both tools' formats). Results: ``benchmarks/results/judges.json``.
 
 Run (see benchmarks/README.md)::
 
@@ -786,7 +786,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--server-model",
         default="smollm2-135m",
         help="installed model the server runs for the cost part (smollm2-135m: fast, cannot "
-        "judge; qwen2.5-1.5b: can follow Ragas's format)",
+        "judge; qwen2.5-coder-1.5b: can follow Ragas's format)",
     )
     parser.add_argument("--ragas-python", default=str(ROOT / ".venv-ragas" / "bin" / "python"))
     parser.add_argument("--skip-quality", action="store_true")

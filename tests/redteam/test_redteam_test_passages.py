@@ -264,3 +264,68 @@ def test_a_failing_remove_hook_is_reported_and_retried_by_the_next_run(
     result = _attack(project, tmp_path / "out", history, resume=True)
     assert result.summary["integrity"]["recovered"] is True
     assert tree(project) == before
+
+
+# -- killed outright, the passages are found from any folder and by the next evaluation -------
+
+KEPT = """
+[[threshold]]
+measure = "recall@5"
+comparison = ">="
+value = 0.5
+type = "graded"
+reason = "the evaluation reads the index the red team used"
+
+[evidence]
+min_items = 1
+reason = "a four-question fixture"
+"""
+
+
+def _killed_with_passages_planted(tmp_path: Path, history: str) -> tuple[Path, dict[str, str]]:
+    project = _hook_project(tmp_path / "hooked")
+    (project / "thresholds.toml").write_text(KEPT)
+    before = tree(project)
+    _stop_mid_run(tmp_path, project, tmp_path / "out", history,
+                  ["--attacks", "injection.document"], signal.SIGKILL)  # fmt: skip
+    os.environ.pop("RT_FLAG", None)
+    assert tree(project) != before  # the test passages are in the agent's index
+    return project, before
+
+
+def test_a_later_evaluation_removes_them_before_calling_the_agent(
+    tmp_path: Path, history: str
+) -> None:
+    from ragcard import run_evaluation
+
+    project, before = _killed_with_passages_planted(tmp_path, history)
+    result = run_evaluation(project, out_dir=tmp_path / "eval-out", history_url=history,
+                            progress=False, attempts=1, eval_dir=tmp_path / "eval")  # fmt: skip
+    assert tree(project) == before  # removed first: the index is the team's again
+    lines = [json.loads(x) for x in result.results_path.read_text().splitlines()]
+    retrieved = {p if isinstance(p, str) else p["id"] for line in lines
+                 for p in (line.get("response") or {}).get("retrieved", [])}  # fmt: skip
+    assert retrieved and not any(p.startswith("redteam-test") for p in retrieved)
+    again = _attack(project, tmp_path / "out2", history, fresh=True)  # nothing left to recover
+    assert again.summary["integrity"]["recovered"] is False
+
+
+def test_a_red_team_run_with_another_out_recovers_them_first(tmp_path: Path, history: str) -> None:
+    project, before = _killed_with_passages_planted(tmp_path, history)
+    result = _attack(project, tmp_path / "elsewhere", history, fresh=True)
+    assert result.summary["integrity"]["recovered"] is True
+    assert result.summary["integrity"]["changed"] == []  # fingerprinted after the repair
+    assert tree(project) == before
+
+
+def test_when_the_remove_hook_fails_the_evaluation_refuses_with_the_fix(
+    tmp_path: Path, history: str
+) -> None:
+    from ragcard import run_evaluation
+
+    project, _ = _killed_with_passages_planted(tmp_path, history)
+    (project / "fail-remove").write_text("")
+    with pytest.raises(ConfigError, match="no run may use the index until they are out"):
+        run_evaluation(project, out_dir=tmp_path / "eval-out", history_url=history,
+                       progress=False, attempts=1)  # fmt: skip
+    assert not (tmp_path / "eval-out" / "results.jsonl").exists()

@@ -16,6 +16,7 @@ pytest.importorskip("starlette", reason="the review extra is not installed")
 
 from ragcard.review import load_run, make_packet  # noqa: E402
 from ragcard.review.app import create_app  # noqa: E402
+from ragcard.review.packet import sealed_path_of  # noqa: E402
 from ragcard.review.store import STORE_FILE, ReviewStore  # noqa: E402
 
 SECRETS = (
@@ -40,7 +41,9 @@ def test_every_response_is_blind_and_roles_gate_restricted_text(
     assert public and curator
     restricted = next(i.id for i in made.packet.items if any(p.access for p in i.passages))
     seen: list[str] = []
-    with serve(create_app(tmp_path / "packet")) as url, httpx.Client(base_url=url) as client:
+    sealed = sealed_path_of(made.key_path, made.key.packet_id)
+    app = create_app(tmp_path / "packet", sealed)
+    with serve(app) as url, httpx.Client(base_url=url) as client:
         for token in (public, curator):
             pages = [f"/r/{token}", *(f"/r/{token}/item/{i.id}" for i in made.packet.items)]
             for page in pages:

@@ -28,6 +28,7 @@ from ragcard.metrics.base import MetricValue  # noqa: E402
 from ragcard.outputs.history import HistoryStore  # noqa: E402
 from ragcard.review import import_review, load_run, make_packet  # noqa: E402
 from ragcard.review.app import create_app  # noqa: E402
+from ragcard.review.packet import sealed_path_of  # noqa: E402
 from ragcard.review.store import STORE_FILE, ReviewStore  # noqa: E402
 
 SECRETS = ("secret-model-x9", "p-7", "self_harm", "companionship", "not_in_record", "rubric",
@@ -124,7 +125,7 @@ def test_two_reviewers_rate_a_packet_in_chromium(
     tokens = {name: store.add_reviewer(name, role) for name, role in
               (("ann", "public"), ("ben", "curator"))}  # fmt: skip
 
-    with serve(create_app(packet)) as base:
+    with serve(create_app(packet, sealed_path_of(made.key_path, made.key.packet_id))) as base:
         ann = Reviewer(browser, base, str(tokens["ann"]), artifacts, "ann")
         ann.open_home()
         ann.keep("home")

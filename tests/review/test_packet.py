@@ -84,7 +84,7 @@ def test_restricted_passages_are_redacted_from_the_csv(
     assert {"packet_item", "reviewer", "rating", "voice", "attributed", "comment"} <= set(rows[0])
     assert all("Curators only" not in r["passages"] for r in rows)
     jsonl = (tmp_path / "p" / "packet.jsonl").read_text()
-    assert "Curators only" in jsonl  # the app shows it to reviewers whose role allows it
+    assert "Curators only" not in jsonl  # sealed apart: the app shows it with --sealed
     assert any("[restricted to curator: rate it in the review app]" in r["passages"] for r in rows)
 
 

@@ -19,10 +19,14 @@ import sys
 import tempfile
 import traceback
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 
-__all__ = ["EXIT_INTERNAL", "crash_dirs", "report_internal_error"]
+if TYPE_CHECKING:
+    from ragcard.aggregation._scorer import JudgeCrashes
+
+__all__ = ["EXIT_INTERNAL", "crash_dirs", "report_internal_error", "report_judge_crash"]
 
 #: The exit code of an internal error (0 ship, 1 hold, 2 bad input or usage).
 EXIT_INTERNAL = 3
@@ -65,18 +69,43 @@ def _save(text: str) -> Path | None:
 
 
 def report_internal_error(error: BaseException, console: Console | None = None) -> int:
-    """Save the traceback of ``error``, print the one-line hint; :data:`EXIT_INTERNAL`."""
+    """Save the traceback of ``error``, print the one-line hint; :data:`EXIT_INTERNAL`. An
+    error that names a plugin as its cause (``blame``) is reported as that plugin's."""
+    blame = getattr(error, "blame", None)
+    summary = " ".join(f"{type(error).__name__}: {error}".split())[:300]
+    if isinstance(blame, str):
+        return _report(error, f"internal error: {summary}", f"fix {blame}", console)
+    return _report(
+        error,
+        f"internal error (a bug in ragcard, not in your input): {summary}",
+        "please report it to the ragcard developers with that traceback",
+        console,
+    )
+
+
+def report_judge_crash(crashes: JudgeCrashes, fix: str, console: Console | None = None) -> int:
+    """The judge crashed on some answers of a run that was written whole (every attempt kept,
+    the decision held): say so on one line with the first traceback saved; :data:`EXIT_INTERNAL`."""
+    from ragcard.aggregation._scorer import describe_crash
+
+    assert crashes.first is not None
+    head = (
+        f"error: {crashes.label} crashed on {crashes.answers} answer(s): "
+        f"{describe_crash(crashes.first)} (first on item {crashes.first_item})"
+    )
+    tail = (
+        "every attempt is kept (results.jsonl, scorecard, eval record) with the crash on "
+        f"its item, their judged measures are unscored and the run holds; fix the judge, then {fix}"
+    )
+    return _report(crashes.first, head, tail, console)
+
+
+def _report(error: BaseException, head: str, tail: str, console: Console | None) -> int:
     console = console or Console(stderr=True, soft_wrap=True)
     text = _log_text(error)
     path = _save(text)
-    summary = " ".join(f"{type(error).__name__}: {error}".split())[:300]
     where = f"traceback saved to {path}" if path else "traceback below"
-    console.print(
-        f"internal error (a bug in ragcard, not in your input): {summary} — {where}; "
-        "please report it to the ragcard developers with that traceback (exit 3)",
-        markup=False,
-        highlight=False,
-    )
+    console.print(f"{head} — {where}; {tail} (exit 3)", markup=False, highlight=False)
     if path is None:
         console.print(text, markup=False, highlight=False)
     return EXIT_INTERNAL

@@ -89,6 +89,7 @@ def evaluate_command(
             metavar="NAME|PATH.jsonl",
             help="wice (all 358 claims), wice-100 (published subset), begin, faithbench, "
             "clapnq-relevance (the relevance task), demo-correctness (the correctness task), "
+            "contrast (minimal contrasts and faithful rewrites of supported sentences), "
             "or your labels file (support, relevance or correctness labels); repeatable. "
             "Default: wice-100, begin, faithbench.",
         ),
@@ -115,11 +116,23 @@ def evaluate_command(
     breakdowns: Annotated[
         bool, typer.Option("--breakdowns/--no-breakdowns", help="Per length/group/position.")
     ] = True,
+    split: Annotated[
+        str | None,
+        typer.Option("--split", metavar="dev|test", help="contrast: the part reported (test)."),
+    ] = None,
+    misses: Annotated[
+        int, typer.Option("--misses", metavar="N", help="contrast: print N misses per kind.")
+    ] = 0,
 ) -> None:
     """Measure a judge against human labels: per dataset and pooled, with intervals."""
     mode = parse_threshold(threshold)
     built = build_judge({"backend": judge, **parse_options(options or [])})
     names = datasets or ["wice-100", "begin", "faithbench"]
+    if "contrast" in names:
+        _evaluate_contrast(built, names, data_dir, split or "test", misses, seed, limit, save)
+        return
+    if split is not None or misses:
+        raise ConfigError("--split and --misses are options of --dataset contrast")
     if any(_correctness_set(name) for name in names):
         _evaluate_correctness(built, names, seed, save)
         return
@@ -186,6 +199,45 @@ def _evaluate_correctness(judge: Judge, names: list[str], seed: int, save: Path 
             write_atomic(save, (json.dumps(record, indent=1) + "\n").encode("utf-8"))
             err.print(f"correctness calibration written to {save}: {correctness_line(record)}",
                       highlight=False, markup=False)  # fmt: skip
+
+
+def _evaluate_contrast(
+    judge: Judge,
+    names: list[str],
+    data_dir: Path,
+    split: str,
+    misses: int,
+    seed: int,
+    limit: int | None,
+    save: Path | None,
+) -> None:
+    """``judges evaluate --dataset contrast``: the share of each kind the judge gets right."""
+    from ragcard.judges.metaeval.contrast_data import build_contrast, limit_sources
+    from ragcard.judges.metaeval.contrast_report import evaluate_contrast, format_contrast
+    from ragcard.judges.metaeval.examples import Part
+
+    if len(set(names)) > 1:
+        raise ConfigError("the contrast benchmark is evaluated in its own run: give it alone")
+    if save is not None:
+        raise ConfigError("--save writes a calibration; the contrast figures are printed only")
+    if split not in ("dev", "test"):
+        raise ConfigError(f"--split must be dev or test, got {split!r}")
+    if misses < 0:
+        raise ConfigError(f"--misses must be at least 0, got {misses}")
+    contrast = build_contrast(data_dir, seed)
+    for message in contrast.skipped:
+        err.print(f"[yellow]note:[/] {message}", highlight=False)
+    if not contrast.items:
+        raise ConfigError(
+            f"no contrast data under {data_dir} and no bundled examples: pass --data-dir "
+            "pointing at the folder that holds clapnq/, wice/ and begin/"
+        )
+    if limit is not None:
+        if limit < 1:
+            raise ConfigError(f"--limit must be at least 1, got {limit}")
+        contrast = limit_sources(contrast, limit)
+    part: Part = "dev" if split == "dev" else "test"
+    typer.echo(format_contrast(evaluate_contrast(judge, contrast, part), misses), nl=False)
 
 
 @judges_app.command("train-ensemble")

@@ -16,7 +16,7 @@ _MODEL_HELP = "; ".join(f"{name}: {spec.description}" for name, spec in MODELS.i
 
 @user_errors
 def install_local_command(
-    model: Annotated[str, typer.Option(help=f"which model ({_MODEL_HELP})")] = "qwen2.5-1.5b",
+    model: Annotated[str, typer.Option(help=f"which model ({_MODEL_HELP})")] = "qwen2.5-coder-1.5b",
     dest: Annotated[
         Path | None,
         typer.Option(help="folder (or .gguf file path) to install into; default: the cache"),

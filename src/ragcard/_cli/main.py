@@ -143,7 +143,9 @@ class _Ragcard(typer.Typer):
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         try:
             return super().__call__(*args, **kwargs)
-        except Exception as error:  # everything else is ragcard's own defect
+        except (SystemExit, KeyboardInterrupt):
+            raise
+        except BaseException as error:  # everything else is ragcard's own defect (or a plugin's)
             from ragcard._cli._crash import report_internal_error
 
             sys.exit(report_internal_error(error))

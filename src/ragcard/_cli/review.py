@@ -30,7 +30,7 @@ from ragcard.review import (
 from ragcard.review._run import RunData
 from ragcard.review.apply import key_for
 from ragcard.review.labels import import_grading
-from ragcard.review.packet import MadePacket, Packet, ReviewKey
+from ragcard.review.packet import MadePacket, Packet, ReviewKey, sealed_path_of
 from ragcard.review.records import ACTIONS, record_packet
 
 __all__ = ["review_app"]
@@ -82,10 +82,20 @@ def make_command(
         err.print(f"[yellow]note:[/] {escape(note)}", highlight=False)
     err.print(f"sealed key: {made.key_path} (keep it away from the reviewers)", markup=False,
               highlight=False)  # fmt: skip
+    _say_sealed(made)
     typer.echo(
         f"packet {made.key.packet_id}: {len(made.packet.items)} items ({n} generated, "
         f"{made.key.controls} controls) in {out} (packet.jsonl, packet.csv)"
     )
+
+
+def _say_sealed(made: MadePacket) -> None:
+    if made.packet.manifest.sealed_sha256 is None:
+        return
+    path = sealed_path_of(made.key_path, made.key.packet_id)
+    err.print(f"restricted text: sealed in {path}, not in the packet (give it only to whoever "
+              "serves the app: `review serve PACKET --sealed FILE`)", markup=False,
+              highlight=False)  # fmt: skip
 
 
 @review_app.command("serve")
@@ -96,9 +106,9 @@ def serve_command(
         list[str] | None,
         typer.Option(
             "--reviewer",
-            metavar="NAME[:ROLE]",
-            help="add a reviewer (repeatable); ROLE decides "
-            "which restricted passages they may read (default: public)",
+            metavar="NAME:ROLE",
+            help="add a reviewer (repeatable); ROLE decides which restricted passages they "
+            "may read (`public`: none); a known reviewer's NAME alone keeps their role",
         ),
     ] = None,
     new_token: Annotated[
@@ -110,6 +120,13 @@ def serve_command(
     no_serve: Annotated[
         bool, typer.Option("--no-serve", help="add reviewers, print their links and exit")
     ] = False,
+    sealed: Annotated[
+        Path | None,
+        typer.Option(
+            help="the packet's sealed restricted text (<packet>.sealed.jsonl beside the key): "
+            "without it no reviewer sees restricted passages or the answers quoting them"
+        ),
+    ] = None,
 ) -> None:
     """Serve a packet to its reviewers: one link each, one item at a time, autosaved; nothing
     that identifies the system or its scores reaches the browser. Needs the review extra."""
@@ -121,8 +138,10 @@ def serve_command(
     store = ReviewStore(loaded.folder / STORE_FILE)
     base = f"http://{'localhost' if host in ('127.0.0.1', '::1') else host}:{port}"
     for spec in reviewer or []:
-        name, _, role = spec.partition(":")
-        token = store.add_reviewer(name, role or "public", new_token=new_token)
+        name, colon, role = spec.partition(":")
+        if colon and not role.strip():
+            raise ConfigError(f"--reviewer {spec}: the role after ':' is empty")
+        token = store.add_reviewer(name, role if colon else None, new_token=new_token)
         if token is None:
             err.print(f"{name}: already a reviewer (their link stands; --new-token to replace it)",
                       markup=False, highlight=False)  # fmt: skip
@@ -131,8 +150,8 @@ def serve_command(
     if no_serve:
         return
     if not store.reviewers():
-        raise ConfigError("no reviewer yet: add one with --reviewer NAME[:ROLE]")
-    app = create_app(loaded.folder)
+        raise ConfigError("no reviewer yet: add one with --reviewer NAME:ROLE")
+    app = create_app(loaded.folder, sealed)
     try:
         import uvicorn
     except ImportError:
@@ -187,6 +206,7 @@ def queue_command(
     made = make_queue(data, out, sample=sample, seed=seed, judge=second,
                       label_files=labels or [])  # fmt: skip
     _record(made, data, run, out, "grading", resolve_history_url(project, db))
+    _say_sealed(made)
     reasons: dict[str, int] = {}
     for e in made.key.items.values():
         for reason in e.reasons:
@@ -256,6 +276,7 @@ def answers_command(
     data = load_run(run)
     made = make_answer_packet(data, out, n=n, seed=seed)
     _record(made, data, run, out, "answer", resolve_history_url(project, db))
+    _say_sealed(made)
     typer.echo(f"answer packet {made.key.packet_id}: {len(made.packet.items)} questions in {out}")
 
 

@@ -9,6 +9,7 @@ import typer
 from rich.console import Console
 
 from ragcard._cli._common import JunitOption, err, parse_options, user_errors
+from ragcard._cli._crash import report_judge_crash
 from ragcard._cli.compare import print_comparison
 from ragcard.errors import ConfigError
 from ragcard.pipeline.running import run_evaluation
@@ -128,4 +129,8 @@ def run_command(
         if result.comparison is not None:
             suites += comparison_suites(result.comparison, result.out_dir)
         err.print(f"wrote {write_junit(suites, junit)}", markup=False, highlight=False)
+    if result.crashes is not None:
+        fix = (f"`ragcard run {config} --resume --out {result.out_dir}` rescores them "
+               "without calling the agent again")  # fmt: skip
+        raise typer.Exit(report_judge_crash(result.crashes, fix, err))
     raise typer.Exit(result.exit_code)

@@ -10,6 +10,7 @@ import typer
 from rich.console import Console
 
 from ragcard._cli._common import JunitOption, err, parse_options, user_errors
+from ragcard._cli._crash import report_judge_crash
 from ragcard.aggregation.scoring import default_layers, metric_specs
 from ragcard.errors import ConfigError
 from ragcard.goldset.labellog import checked_labels
@@ -132,6 +133,9 @@ def score_command(
     err.print(f"wrote {out}/scorecard.md, scorecard.json, results.jsonl", markup=False)
     if junit is not None:
         err.print(f"wrote {write_junit(run_suites(out), junit)}", markup=False, highlight=False)
+    if result.crashes is not None:
+        fix = "run the same `ragcard score` command again (it rescores every answer)"
+        raise typer.Exit(report_judge_crash(result.crashes, fix, err))
     raise typer.Exit(result.exit_code)
 
 

@@ -148,7 +148,7 @@ def env_references(template: str) -> list[str]:
 def expand_header(name: str, template: str) -> str:
     """A header value with the environment expanded, refused (ConfigError naming the header
     and the variable, never the value) when HTTP cannot carry it: CR, LF, NUL or another
-    control character, or a character outside Latin-1."""
+    control character, a character outside ASCII, or a space or tab at either end."""
     if not name or not name.isascii() or any(c in name for c in "\r\n\x00:() ,;\"\\"):
         raise ConfigError(f"[agent] header name {name!r}: not a valid HTTP header name")
     value = expand_env(template, f"[agent] header {name!r}")

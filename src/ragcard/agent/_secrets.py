@@ -9,9 +9,13 @@ every string of a JSON-like value. Values shorter than :data:`MIN_LENGTH` charac
 remembered: replacing ``"1"`` everywhere would destroy the record, and a one-character secret
 protects nothing.
 
+:func:`remember` also remembers the value trimmed of surrounding whitespace and each of its
+lines: a token read from a .env file with Windows line endings ends in CR, and the agent that
+reads it strips it before echoing it.
+
 :func:`check_header_value` refuses what no HTTP header may hold (CR, LF, NUL and other control
-characters, and characters outside Latin-1) *before the first call*, naming the header and the
-variable — never the value.
+characters, characters outside ASCII, a space or tab at either end) *before the first call*,
+naming the header and the variable — never the value.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ __all__ = [
     "scrub",
     "scrub_data",
     "scrub_text",
+    "variants",
 ]
 
 MIN_LENGTH = 4
@@ -41,14 +46,27 @@ _values: set[str] = set()
 _ordered: tuple[str, ...] = ()  # longest first, so a secret inside another goes second
 
 
+def variants(value: str) -> set[str]:
+    """``value`` and what a program that reads it may make of it: trimmed of surrounding
+    whitespace (a shell's ``$(…)``, ``.strip()``, a .env file's CR), and each of its lines
+    trimmed (a value with a line break)."""
+    found = {value, value.strip(), value.strip("\r\n"), value.rstrip(), value.lstrip()}
+    found |= {line.strip() for line in value.splitlines()}
+    return {v for v in found if len(v) >= MIN_LENGTH}
+
+
 def remember(value: str) -> None:
-    """Remember ``value`` (and its JSON-escaped and URL-encoded forms) as a secret."""
+    """Remember ``value`` as a secret, in all its :func:`variants`, each with its
+    JSON-escaped and URL-encoded forms."""
     global _ordered
-    if len(value) < MIN_LENGTH:
-        return
-    forms = {value, json.dumps(value, ensure_ascii=False)[1:-1], json.dumps(value)[1:-1]}
-    forms |= {urllib.parse.quote(value, safe=""), urllib.parse.quote_plus(value)}
+    forms: set[str] = set()
+    for variant in variants(value):
+        forms |= {variant, json.dumps(variant, ensure_ascii=False)[1:-1],
+                  json.dumps(variant)[1:-1]}  # fmt: skip
+        forms |= {urllib.parse.quote(variant, safe=""), urllib.parse.quote_plus(variant)}
     forms = {form for form in forms if len(form) >= MIN_LENGTH}
+    if not forms:
+        return
     with _lock:
         if forms <= _values:
             return
@@ -127,17 +145,26 @@ def check_header_value(value: str, header: str, variables: Iterable[str]) -> str
     for position, character in enumerate(value):
         code = ord(character)
         bad = None
+        edge = position in (0, len(value) - 1)
         if character in _NAMES:
             bad = _NAMES[character]
         elif code < 0x20 and character != "\t" or code == 0x7F:
             bad = f"the control character U+{code:04X}"
-        elif code > 0xFF:
-            bad = f"the character U+{code:04X}, outside Latin-1"
+        elif code > 0x7F:  # HTTP clients (httpx) send header values as ASCII
+            bad = f"the character U+{code:04X}, outside ASCII"
+        elif character in " \t" and edge:  # h11 refuses a value with surrounding whitespace
+            bad = "a space" if character == " " else "a tab"
         if bad is not None:
-            where = "at its end" if position == len(value) - 1 else f"at position {position + 1}"
+            where = (
+                "at its end" if position == len(value) - 1
+                else "at its start" if position == 0
+                else f"at position {position + 1}"
+            )  # fmt: skip
             hint = (
-                " (a .env file with Windows line endings?)" if character in "\r\n" else ""
-            )
+                " (a .env file with Windows line endings?)" if character in "\r\n"
+                else " (copied with a space?)" if character in " \t"
+                else ""
+            )  # fmt: skip
             return (
                 f"[agent] header {header!r}: {source} holds {bad} {where}{hint}; HTTP header "
                 "values cannot carry it. Fix the variable (its value is not shown)"

@@ -27,19 +27,65 @@ from ragcard.inputs.corpus import Corpus
 from ragcard.inputs.questions import Question
 from ragcard.inputs.responses import AgentResponse
 from ragcard.judges.base import Judge
+from ragcard.judges.registry import judge_label
 from ragcard.metrics.base import AttemptContext, Layer, ScoringSettings
 from ragcard.metrics.judged import JudgedAnswer, judge_answer
 from ragcard.outputs._writing import fsync_folder, hook
 from ragcard.outputs.results import AttemptRecord, ResultsLog
 from ragcard.report.scorecard import FailureTally
 
-__all__ = ["AttemptScorer", "ScorerPart", "gc_paused", "score_into"]
+__all__ = [
+    "CRASHED",
+    "AttemptScorer",
+    "JudgeCrashes",
+    "ScorerPart",
+    "describe_crash",
+    "gc_paused",
+    "score_into",
+]
 
 
 #: Agent settings kept to report the most frequent (the first this many answers that have any).
 _METAS = 50
 #: Judged answers kept for reuse by later attempts with the same answer.
 _KEPT_VERDICTS = 8192
+#: What a judge call may raise that stops the run rather than being recorded on the answer.
+_INTERRUPTS = (KeyboardInterrupt, asyncio.CancelledError, GeneratorExit)
+#: How the ``judge_error`` of an answer the judge crashed on begins.
+CRASHED = "judge crashed: "
+
+
+@dataclass(slots=True)
+class JudgeCrashes:
+    """The answers on which the judge raised something other than a ``JudgeError`` (a
+    plugin's bug, ``sys.exit`` in it, a ``BaseException`` subclass): each is recorded on its
+    answer as ``judge crashed: …`` and its judged measures are unscored; the run holds and
+    the command exits 3 (:mod:`ragcard._cli._crash`). The first error is kept whole, for its
+    traceback."""
+
+    answers: int = 0
+    first: BaseException | None = None
+    first_item: str | None = None
+    #: Which judge (its plugin's entry point, or its class).
+    label: str = "the judge"
+
+    def first_seen(self, item: str, error: BaseException, judge: object) -> str:
+        """Keep ``error`` if it is the first; the ``judge_error`` of its answer."""
+        if self.first is None:
+            self.first, self.first_item, self.label = error, item, judge_label(judge)
+        return f"{CRASHED}{describe_crash(error)}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"answers": self.answers, "first": describe_crash(self.first),
+                "first_item": self.first_item, "judge": self.label}  # fmt: skip
+
+
+def describe_crash(error: BaseException | None) -> str:
+    """``Type: message`` on one line (``SystemExit: 0`` for a plugin's ``sys.exit(0)``)."""
+    if error is None:
+        return ""
+    text = " ".join(str(error).split())
+    return f"{type(error).__name__}: {text}"[:300] if text else type(error).__name__
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +113,7 @@ class AttemptScorer:
     metas: list[dict[str, Any]] = field(default_factory=list)
     coverage: CoverageTally = field(default_factory=CoverageTally)
     judge_failures: int = 0
+    crashes: JudgeCrashes = field(default_factory=JudgeCrashes)
     #: Called each time the judge has finished an answer (a progress bar), if set.
     on_judged: Callable[[], None] | None = None
     _in_force: set[str] = field(init=False)
@@ -98,14 +145,19 @@ class AttemptScorer:
                     del self._verdicts[oldest]
             try:
                 judged = await self._ask(record.item, record.response)
-            except BaseException as error:
+            except _INTERRUPTS as error:
                 known.set_exception(error)
                 known.exception()  # retrieved: later waiters see it, no "never retrieved" warning
                 del self._verdicts[key]
                 raise
+            except BaseException as error:  # the judge's own crash: recorded on this answer
+                why = self.crashes.first_seen(record.item, error, self.judge)
+                judged = JudgedAnswer(tuple(record.response.sentences()), error=why)
             known.set_result(judged)
         if judged.error is not None:
             self.judge_failures += 1
+            if judged.error.startswith(CRASHED):
+                self.crashes.answers += 1
         if self.on_judged is not None:
             self.on_judged()
         return judged

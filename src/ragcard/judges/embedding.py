@@ -60,6 +60,7 @@ from numpy.typing import NDArray
 
 from ragcard.errors import ConfigError, MissingExtraError
 from ragcard.judges.base import Evidence, JudgeContext, JudgeIdentity, Label, Verdict
+from ragcard.judges.contrast import contrast_in
 from ragcard.judges.correctness import ALGORITHM as CORRECTNESS_ALGORITHM
 from ragcard.judges.correctness import SIMILAR_CORRECT, SIMILAR_PARTIAL, grade_answer
 from ragcard.judges.ensemble_model import LogisticModel, load_weights, shipped_weights_path
@@ -292,6 +293,9 @@ class EmbeddingJudge:
                 "weights": Path(self.model.source).name if not weights else str(weights),
                 "weights_date": self.model.record.get("date"),
                 "score": "sigmoid(intercept + weight * max sentence cosine)",
+                # a negation, name or relation changed against the nearest sentences is
+                # contradicted (ragcard.judges.contrast)
+                "rules": "contrast/1",
             },
             tasks=task_versions(self.relevance_threshold),
         )
@@ -344,6 +348,14 @@ class EmbeddingJudge:
             if unstated:  # a cosine cannot see a changed figure: the evidence must state it
                 label, score = "not_supported", min(score, NUMBER_CAP)
                 reason += f"; number(s) {', '.join(unstated[:4])} in none of the nearest sentences"
+            nearest = [
+                ctx.passages[p].text[start:end]
+                for p, (start, end) in (matches.sentences[i] for i in matches.ranked(c)[:3])
+            ]
+            contrast = contrast_in(ctx.claims[c], nearest)
+            if contrast is not None:  # nor a negation, a swapped name or a flipped relation
+                label, score = "contradicted", min(score, NUMBER_CAP)
+                reason += f"; {contrast.kind}: {contrast.reason}"
             verdicts.append(Verdict(label, score, ctx.passages[passage].id, span, reason))
         return verdicts
 

@@ -111,8 +111,10 @@ _OPTIONS: dict[str, type | tuple[type, ...]] = {
 NUMBER_CAP = 0.3
 #: Bumped whenever the verdict rule around the weights changes (recorded in the identity, so a
 #: calibration measured with another rule is not shown as this judge's).
-RULES_VERSION = "ensemble-rules/3"  # 2: numbers must be in the evidence sentences; 3: and
-# not replaced by another figure in the sentence the claim copies (ragcard.judges.figures)
+RULES_VERSION = "ensemble-rules/4"  # 2: numbers must be in the evidence sentences; 3: and
+# not replaced by another figure in the sentence the claim copies (ragcard.judges.figures);
+# 4: no negation, name or relation word changed there either, and a copy of an evidence
+# sentence up to synonyms and units is supported (ragcard.judges.contrast)
 #: Where the vote-free model's P(supported) leaves the shipped LLM-vote weights to the LLM
 #: (chosen on the WiCE training claims; see the module docstring).
 DEFAULT_LLM_BAND = (0.10, 0.85)
@@ -228,32 +230,50 @@ class EnsembleJudge:
             if score < (self.threshold if with_vote else self.fast_threshold):
                 label = "contradicted" if values["negation_mismatch"] else "not_supported"
             changed = features.unmatched_numbers or features.conflicting_figures
+            if features.copied and not changed and label != "supported":
+                # its evidence sentence restated up to synonyms, units and stop words, with no
+                # contrast: supported, however low the words' overlap scores it
+                label, score = "supported", max(score, self.threshold)
             if changed and label == "supported":
                 # a figure its evidence does not state, or states otherwise in the sentence it
                 # copies, is never supported, however close the rest of the sentence: a
                 # changed amount is the error that matters
                 label, score = "not_supported", min(score, NUMBER_CAP)
-            reason = (
-                f"p(supported) {score:.2f}: lexical coverage {values['lexical_coverage']:.0%}, "
-                f"nearest-sentence cosine {values['emb_max']:.2f}"
-            )
-            if values["numbers_absent"]:
-                reason += ", a number appears in no passage"
-            elif features.unmatched_numbers:
-                shown = ", ".join(features.unmatched_numbers[:4])
-                reason += f", number(s) {shown} in none of its evidence sentences"
-            elif features.conflicting_figures:
-                shown = ", ".join(f"{a} where its evidence says {b}"
-                                  for a, b in features.conflicting_figures[:3])
-                reason += f", figure changed: {shown}"
-            if values["negation_mismatch"]:
-                reason += ", negation on one side only"
-            if LLM_FEATURE in values:
-                reason += f", LLM vote {values[LLM_FEATURE]:.2f}"
-            elif self.band is not None:
-                reason += f", LLM not asked (outside [{self.band[0]:g}, {self.band[1]:g}])"
+            if features.contrast is not None:
+                # a negation, a swapped name or a flipped relation says the opposite of the
+                # sentence the claim copies, however many words they share
+                label, score = "contradicted", min(score, NUMBER_CAP)
+            reason = self._reason(features, score)
             verdicts.append(Verdict(label, score, features.passage_id, features.span, reason))
         return verdicts
+
+    def _reason(self, features: ClaimFeatures, score: float) -> str:
+        """What decided the verdict: the probability, its main signals, and any hard rule."""
+        values = features.values
+        reason = (
+            f"p(supported) {score:.2f}: lexical coverage {values['lexical_coverage']:.0%}, "
+            f"nearest-sentence cosine {values['emb_max']:.2f}"
+        )
+        if values["numbers_absent"]:
+            reason += ", a number appears in no passage"
+        elif features.unmatched_numbers:
+            shown = ", ".join(features.unmatched_numbers[:4])
+            reason += f", number(s) {shown} in none of its evidence sentences"
+        elif features.conflicting_figures:
+            shown = ", ".join(f"{a} where its evidence says {b}"
+                              for a, b in features.conflicting_figures[:3])
+            reason += f", figure changed: {shown}"
+        if features.copied and not features.contrast:
+            reason += ", a copy of its evidence sentence up to synonyms and units"
+        if features.contrast is not None:  # the deciding fact first
+            reason = f"{features.contrast.kind}: {features.contrast.reason}; {reason}"
+        elif values["negation_mismatch"]:
+            reason += ", negation on one side only"
+        if LLM_FEATURE in values:
+            reason += f", LLM vote {values[LLM_FEATURE]:.2f}"
+        elif self.band is not None:
+            reason += f", LLM not asked (outside [{self.band[0]:g}, {self.band[1]:g}])"
+        return reason
 
     def close(self) -> None:
         """Free the LLM judge's model, if any."""

@@ -37,6 +37,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ragcard.judges.base import Judge, JudgeContext, JudgeError, Verdict
+from ragcard.judges.contrast import Contrast, contrast_in, is_copy
 from ragcard.judges.embedding import SentenceMatches, SentenceVectors
 from ragcard.judges.figures import conflicting_figures
 from ragcard.judges.lexical import (
@@ -97,6 +98,12 @@ class ClaimFeatures:
     #: (the claim's figure, its evidence's) where the best-aligned evidence sentence states
     #: another figure between the same words (:mod:`ragcard.judges.figures`).
     conflicting_figures: tuple[tuple[str, str], ...] = ()
+    #: A negation, name or relation word the claim changed against the evidence sentence it
+    #: copies (:mod:`ragcard.judges.contrast`).
+    contrast: Contrast | None = None
+    #: The claim restates one evidence sentence up to synonyms, units and stop words
+    #: (:func:`ragcard.judges.contrast.is_copy`).
+    copied: bool = False
 
     def vector(self, names: tuple[str, ...]) -> NDArray[np.float64]:
         return np.array([self.values[name] for name in names], dtype=np.float64)
@@ -182,7 +189,8 @@ class FeatureExtractor:
         evidence = _evidence_sentences(lexical, index, matches, top)
         return ClaimFeatures(
             values, lexical, passage_id, span, _unmatched(claim, evidence),
-            conflicting_figures(claim, evidence),
+            conflicting_figures(claim, evidence), contrast_in(claim, evidence),
+            is_copy(claim, evidence),
         )
 
 

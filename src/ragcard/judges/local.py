@@ -8,7 +8,7 @@ TOML (``[judge]`` table)::
 
     [judge]
     backend = "local"
-    model = "qwen2.5-1.5b"       # an installed model's name, or:
+    model = "qwen2.5-coder-1.5b" # an installed model's name, or:
     model_path = "/models/x.gguf"
     threshold = 0.5
     n_ctx = 4096                 # absent: sized for the prompts (the model is reloaded larger
@@ -51,7 +51,7 @@ from pydantic import Field
 from ragcard.errors import ConfigError, MissingExtraError
 from ragcard.judges.base import JudgeContext, JudgeError, JudgeIdentity
 from ragcard.judges.cache import ChatOptions, estimate_tokens, load_options
-from ragcard.judges.models import MODELS, find_model
+from ragcard.judges.models import ALIASES, MODELS, find_model
 from ragcard.judges.prompts import (
     LABELS,
     PROMPT_VERSION,
@@ -71,7 +71,7 @@ _PER_MESSAGE_TOKENS = 8  # chat-template tokens around each message
 class LocalOptions(ChatOptions):
     """The ``[judge]`` keys of the ``local`` backend."""
 
-    model: str = "qwen2.5-1.5b"
+    model: str = "qwen2.5-coder-1.5b"
     model_path: str | None = None
     score: Literal["probability", "stated"] = "probability"
     n_ctx: int | None = Field(default=None, ge=256)
@@ -92,7 +92,7 @@ def _model_file(options: LocalOptions) -> Path:
         if not path.is_file():
             raise ConfigError(f"judge 'local': model_path {str(path)!r} is not a file")
         return path
-    if options.model not in MODELS:
+    if options.model not in MODELS and options.model not in ALIASES:
         raise ConfigError(
             f"judge 'local': unknown model {options.model!r}; choose one of "
             f"{', '.join(MODELS)}, or set model_path to a GGUF file"

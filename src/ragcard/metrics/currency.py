@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ragcard.inputs.corpus import Corpus
+from ragcard.metrics._prose import prose
 from ragcard.metrics._text import quantities
 from ragcard.metrics.base import AttemptContext, LayerScore, MetricSpec, ScoringSettings
 
@@ -107,7 +108,8 @@ class CurrencyLayer:
                     }
                 )
         stale = index.stale
-        for value in sorted(v for v in quantities(response.answer) if v in stale):
+        said = prose(response.answer, ctx.corpus.passages)  # "[leave@2023#2]" states no "2023"
+        for value in sorted(v for v in quantities(said) if v in stale):
             evidence.append({"kind": "stale_value", "value": value, "ids": list(stale[value])})
         evidence.extend(_stale_content(ctx))
         hit = 1.0 if evidence else 0.0

@@ -4,7 +4,9 @@
 batched per answer (all sentences in one call per passage set), and returns a frozen
 :class:`JudgedAnswer` the synchronous layers read from :class:`AttemptContext`:
 
-* every sentence against the retrieved passages the asker may see (faithfulness, tier-B use);
+* every sentence against the retrieved passages the asker may see (faithfulness, tier-B use),
+  less a superseded version whose in-force version was retrieved too, unless the sentence
+  cites it (a claim is judged against the passage it cites and the version in force);
 * every sentence against each passage it cites (citation accuracy, per pair);
 * every sentence against the not-in-force versions of the documents in play (superseded
   answers by content: supported by an old version and not by what is in force);
@@ -145,12 +147,69 @@ async def _judge_support(
     ]
     support: tuple[Verdict, ...] = ()
     if visible:
-        support = tuple(
-            await judge.judge(JudgeContext(sentences, _evidence(visible), question.question))
-        )
+        support = await _judge_seen(judge, question, response, corpus, sentences, visible, in_force)
     citations = await _judge_citations(judge, question, response, corpus, sentences)
     stale = await _judge_stale(judge, question, response, corpus, sentences, in_force)
     return support, citations, stale
+
+
+def _replaced(visible: list[Passage], in_force: set[str]) -> set[str]:
+    """Ids of the visible passages not in force whose in-force version is visible too (the
+    passage named by ``superseded_by``, or the in-force passage of the same document and
+    section)."""
+    current = [p for p in visible if p.id in in_force]
+    replaced = set()
+    for old in visible:
+        if old.id in in_force:
+            continue
+        for new in current:
+            named = old.superseded_by is not None and old.superseded_by in (
+                new.id, new.version, f"{new.doc}@{new.version}"
+            )
+            same_section = old.section is not None and old.section == new.section
+            if new.doc == old.doc and (named or same_section):
+                replaced.add(old.id)
+                break
+    return replaced
+
+
+async def _judge_seen(
+    judge: Judge,
+    question: Question,
+    response: AgentResponse,
+    corpus: Corpus,
+    sentences: tuple[str, ...],
+    visible: list[Passage],
+    in_force: set[str],
+) -> tuple[Verdict, ...]:
+    """Each sentence against the retrieved passages it may rest on: a claim is judged against
+    the passage it cites and the version in force, so a superseded version retrieved beside
+    its in-force version is left out for the sentences that do not cite it (a figure only the
+    old version states is the currency layer's business, never a support failure of a sentence
+    the in-force passage supports)."""
+    replaced = _replaced(visible, in_force)
+    if not replaced:
+        ctx = JudgeContext(sentences, _evidence(visible), question.question)
+        return tuple(await judge.judge(ctx))
+    citing_old = {
+        index
+        for citation in response.resolved_citations()
+        if citation.id in replaced
+        for index in (range(len(sentences)) if citation.sentence is None else [citation.sentence])
+    }
+    groups = {
+        True: [i for i in range(len(sentences)) if i in citing_old],
+        False: [i for i in range(len(sentences)) if i not in citing_old],
+    }
+    verdicts: dict[int, Verdict] = {}
+    for cites_old, indices in groups.items():
+        if not indices:
+            continue
+        passages = visible if cites_old else [p for p in visible if p.id not in replaced]
+        claims = tuple(sentences[i] for i in indices)
+        found = await judge.judge(JudgeContext(claims, _evidence(passages), question.question))
+        verdicts.update(zip(indices, found, strict=True))
+    return tuple(verdicts[i] for i in range(len(sentences)))
 
 
 async def _correctness(

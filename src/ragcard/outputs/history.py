@@ -31,6 +31,7 @@ from sqlalchemy.exc import ArgumentError, IntegrityError, OperationalError
 from sqlalchemy.schema import CreateIndex, CreateTable
 
 from ragcard.errors import ConfigError, InputError, MissingExtraError, Problem
+from ragcard.outputs._history_secrets import scrubbing
 
 __all__ = [
     "HISTORY_FILE", "SCHEMA_VERSION", "HistoryStore", "Override", "RunEntry", "Signature",
@@ -428,7 +429,7 @@ def _create_engine(url: str) -> Engine:
     # SQLite: wait (up to 30 s) for another process's write instead of failing at once
     options = {"connect_args": {"timeout": 30}} if parsed.get_backend_name() == "sqlite" else {}
     try:
-        return sa.create_engine(parsed, **options)
+        return scrubbing(sa.create_engine(parsed, **options))  # no secret is stored
     except ImportError as error:  # only PostgreSQL has a driver that may be missing
         raise MissingExtraError("psycopg", "postgres", "A PostgreSQL history") from error
 

@@ -21,9 +21,10 @@ from pydantic_core import to_json
 from rich.console import Console
 
 from ragcard import __version__
+from ragcard.agent import _secrets
 from ragcard.agent.runner import judge_progress_bar
 from ragcard.aggregation._parallel import score_file, workers_for
-from ragcard.aggregation._scorer import AttemptScorer, score_into
+from ragcard.aggregation._scorer import AttemptScorer, JudgeCrashes, describe_crash, score_into
 from ragcard.aggregation.scoring import default_layers
 from ragcard.decision.evidence import too_small
 from ragcard.decision.thresholds import (
@@ -133,9 +134,13 @@ class EvaluationResult:
     results_path: Path
     eval_path: Path | None
     comparison: Comparison | None = None
+    #: The answers the judge crashed on (a plugin's bug): the run holds and exits 3.
+    crashes: JudgeCrashes | None = None
 
     @property
     def exit_code(self) -> int:
+        if self.crashes is not None and self.crashes.answers:
+            return 3  # the internal-error code: a crash is never read as a decision
         gate_failed = self.comparison is not None and self.comparison.gate == "fail"
         return 0 if self.scorecard.decision.decision == "ship" and not gate_failed else 1
 
@@ -257,6 +262,8 @@ def judge_block(judge: Judge | None, scorer: AttemptScorer) -> dict[str, Any]:
         usage = stats()
         block["usage"] = usage.to_json() if hasattr(usage, "to_json") else usage
     block["failures"] = scorer.judge_failures
+    if scorer.crashes.answers:
+        block["crashes"] = scorer.crashes.to_json()
     return block
 
 
@@ -306,16 +313,21 @@ def write_outputs(
     eval_dir: Path | None,
     extra_reasons: Sequence[str] = (),
     measures: Sequence[RunMeasures] = (),
+    rescore: str = "score them again",
 ) -> EvaluationResult:
     """Decide, build the scorecard, write scorecard.json/.md, save the run under eval/.
-    ``measures`` (the red team's) are decided and shown like the layers' own."""
+    ``measures`` (the red team's) are decided and shown like the layers' own. Answers the
+    judge crashed on hold the run, the reason saying how to ``rescore`` them."""
+    # what the agent reported (its meta) may echo a secret: the card in memory is scrubbed as
+    # its files are, for the terminal, the history and the eval record's name
+    config, extra_reasons = _secrets.scrub_data(config), _secrets.scrub_data(list(extra_reasons))
     now = dt.datetime.now(dt.UTC).replace(microsecond=0)
     header = {
         "run_id": new_run_id(now),  # unique per run: never derived from content and time
         "created_at": now.isoformat(),
         "ragcard_version": __version__,
         "signed": None,
-        **header,
+        **_secrets.scrub_data(dict(header)),
     }
     coverage = scorer.measured_coverage()
     metrics = coverage.apply(scorer.acc.summarise())
@@ -335,6 +347,9 @@ def write_outputs(
     small = too_small((q.category for q in scorer.questions.values()),
                       thresholds.evidence.min_items)  # fmt: skip
     extra_reasons = [*extra_reasons, *([small] if small else [])]
+    crashes = scorer.crashes
+    if crashes.answers:
+        extra_reasons = [*extra_reasons, crash_reason(crashes, rescore)]
     # measures recorded after the run (blind review) are unscored until then, and say why
     later, later_breakdowns = recorded_placeholders([t.measure for t in thresholds.items])
     decision = decide(
@@ -357,7 +372,17 @@ def write_outputs(
         model = str(config["agent"].get("model") or config["agent"].get("name") or "agent")
         name = f"{config['run']['run_date']}-{config['corpus']['version']}-{model}"
         eval_path = save_record(eval_dir, _safe_name(name), results_path)
-    return EvaluationResult(card, out_dir, results_path, eval_path)
+    return EvaluationResult(card, out_dir, results_path, eval_path,
+                            crashes=crashes if crashes.answers else None)  # fmt: skip
+
+
+def crash_reason(crashes: JudgeCrashes, rescore: str) -> str:
+    """The decision's reason when the judge crashed on some answers."""
+    return (
+        f"the judge crashed on {crashes.answers} answer(s) ({describe_crash(crashes.first)}, "
+        f"first on item {crashes.first_item}): every attempt is kept, their judged measures "
+        f"are unscored; fix {crashes.label}, then {rescore}"
+    )
 
 
 def _safe_name(name: str) -> str:
@@ -476,6 +501,7 @@ def score_responses(
         None,
         # shown only where a threshold asks for them: then it holds, saying why
         measures=[unscored_measures(_NO_HISTORY)] if gates_redteam(gated) else [],
+        rescore="run the same `ragcard score` command again",
     )
     finish(out_dir)
     return result

@@ -9,9 +9,11 @@ change during the run holds the decision.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import getpass
 import json
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -55,10 +57,15 @@ from ragcard.pipeline.evaluation import (
 )
 from ragcard.pipeline.preflight import check_project
 from ragcard.pipeline.project import freeze
+from ragcard.redteam.leftovers import repair_leftovers
 from ragcard.redteam.measures import project_measures
 from ragcard.report.comparison import render_comparison_markdown
 
 __all__ = ["run_evaluation"]
+
+
+def _say(message: str) -> None:
+    print(f"ragcard: {message}", file=sys.stderr)
 
 
 def run_evaluation(
@@ -103,6 +110,8 @@ def run_evaluation(
     out = Path(out_dir) if out_dir is not None else config.resolve(run.out)
     spec = checked.agent_spec
     history = checked.history_url
+    # test passages a killed red-team run left in the agent's index go before anything runs
+    repair_leftovers(history, config.project.name, _say)
     who = by or getpass.getuser()
     with HistoryStore(history) as store:
         loosening = _check_lock(store, config, inputs, override_reason)
@@ -190,6 +199,8 @@ def run_evaluation(
     result = write_outputs(
         scorer, inputs.thresholds, block, out, header, results_path, eval_path, changed,
         measures=[redteam] if redteam is not None else [],
+        rescore=f"`ragcard run {config.base_dir} --resume --out {out}` rescores them "
+        "without calling the agent again",
     )  # fmt: skip
     finish(out)  # the results and both scorecards are in place
     comparison = None
@@ -257,8 +268,14 @@ async def _run(
     (in finishing order). Everything that uses the judge happens on this one event loop, which
     closes the judge's connections at the end."""
     pending: set[asyncio.Task[None]] = set()
+    crashed: list[BaseException] = []  # what a scoring task raised: never dropped
     done = {(record.item, record.attempt) for record in previous}
     log: ResultsLog | None = None
+
+    def finished(task: asyncio.Task[None]) -> None:
+        pending.discard(task)
+        if not task.cancelled() and (error := task.exception()) is not None:
+            crashed.append(error)
 
     async def score_and_write(record: AttemptRecord) -> None:
         line = await scorer.score(record)
@@ -273,7 +290,7 @@ async def _run(
             return
         task = asyncio.get_running_loop().create_task(score_and_write(record))
         pending.add(task)
-        task.add_done_callback(pending.discard)
+        task.add_done_callback(finished)
 
     try:
         if previous:
@@ -281,7 +298,11 @@ async def _run(
         log = ResultsLog(results_path)  # after the rewrite: appends go to the new file
         await run_attempts(questions, adapter, settings, on_outcome, skip=done, progress=progress)
         await _judged(pending, scorer, progress)
+        if crashed:  # a stage past the judge failed on an attempt: exit 3 with its traceback
+            raise crashed[0]
     finally:
+        for task in pending:  # (only when the run stops early)
+            task.cancel()
         if log is not None:
             log.close()
         await adapter.aclose()
@@ -294,14 +315,15 @@ async def _judged(pending: set[asyncio.Task[None]], scorer: AttemptScorer, progr
     """Wait for the answers the judge has not finished when the agent is done, with a bar
     of its own (a slow LLM judge would otherwise leave the run silent)."""
     waiting = list(pending)
-    if not waiting or not progress:
-        await asyncio.gather(*waiting)
+    if not waiting or not progress:  # (each task's error is collected by its done callback)
+        await asyncio.gather(*waiting, return_exceptions=True)
         return
     # the bar's failure count is the run's, not only these answers'
     with judge_progress_bar(Console(stderr=True, soft_wrap=True)) as bar:
         task = bar.add_task("judge", total=len(waiting), failures=scorer.judge_failures)
         for finished in asyncio.as_completed(waiting):
-            await finished
+            with contextlib.suppress(Exception):
+                await finished
             bar.update(task, advance=1, failures=scorer.judge_failures)
 
 

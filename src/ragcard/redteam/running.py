@@ -18,6 +18,7 @@ import json
 import os
 import secrets
 import signal
+import sys
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -36,12 +37,13 @@ from ragcard.metrics.redteam import agent_digest
 from ragcard.outputs.results import ResultsLog, dumps_line, read_results
 from ragcard.pipeline.project import load_project_inputs, project_history_url
 from ragcard.redteam.evaluate import Judged, judge_run
+from ragcard.redteam.leftovers import HistoryLedger, repair_leftovers
 from ragcard.redteam.plan import CONTROL_PREFIX, Plan, attack_context, build_plan
 from ragcard.redteam.registry import Registry, default_registry
 from ragcard.redteam.report import annotate_lines, build_summary, decide, render_markdown
 from ragcard.redteam.settings import RedteamSettings, load_settings
 from ragcard.redteam.store import FindingStore
-from ragcard.redteam.testcorpus import Delivery, TestCorpus, fingerprint, recover
+from ragcard.redteam.testcorpus import Delivery, Ledger, TestCorpus, fingerprint, recover
 
 __all__ = ["RedteamResult", "run_redteam"]
 
@@ -166,7 +168,7 @@ async def _phase(
 
 def _call_agent(
     plan: Plan, spec: dict[str, Any], delivery: Delivery, test: TestCorpus,
-    settings: RunSettings, log: ResultsLog, progress: bool,
+    settings: RunSettings, log: ResultsLog, progress: bool, ledger: Ledger | None = None,
 ) -> None:  # fmt: skip
     """Phase 1 (the agent as configured), then phase 2 (with the test passages planted)."""
     done = {key for key, line in _read_lines(log.path).items() if line.get("response")}
@@ -178,12 +180,16 @@ def _call_agent(
     if not second or all((q.id, a) in done for q in second
                          for a in range(1, settings.attempts + 1)):  # fmt: skip
         return
-    with test.planted_in(delivery) as copy:
+    with test.planted_in(delivery, ledger) as copy:
         options = dict(spec.get("options") or {})
         if delivery.option:
             options[delivery.option] = str(copy)
         asyncio.run(_phase(second, {**spec, "options": options} if options else spec,
                            settings, log, done, progress))  # fmt: skip
+
+
+def _say(message: str) -> None:
+    print(f"ragcard: {message}", file=sys.stderr)
 
 
 @contextmanager
@@ -261,7 +267,11 @@ def run_redteam(
         "mutators": [m.id for m in wrappers], "attempts": count, "controls": settings.controls,
     }  # fmt: skip
     seed = _prepare_out(out, frozen, resume, fresh)
+    url = history_url or project_history_url(config)
+    # test passages a killed run left in the index, from this --out or any other, go first
+    left = repair_leftovers(url, config.project.name, _say)
     recovered = recover(out, delivery) if delivery.kind == "hooks" else False
+    recovered = recovered or left is not None
     run_date = config.run.run_date or dt.date.today()
     instructions = tuple(_instructions(config, p) for p in settings.instructions)
     ctx = attack_context(
@@ -280,7 +290,8 @@ def run_redteam(
     log = ResultsLog(out / RESULTS)
     try:
         with _terminate_as_interrupt():
-            _call_agent(plan, spec, delivery, test, run_settings, log, progress)
+            ledger = HistoryLedger(url, config.project.name, out, config.base_dir)
+            _call_agent(plan, spec, delivery, test, run_settings, log, progress, ledger)
     finally:
         log.close()
     test.clean()
@@ -296,7 +307,7 @@ def run_redteam(
     summary = build_summary(config, plan, judged, frozen, delivery, integrity, count)
     annotated, extra = annotate_lines(plan, lines, judged)
     _rewrite(out / RESULTS, annotated, extra)
-    with FindingStore(history_url or project_history_url(config)) as store:
+    with FindingStore(url) as store:
         run, changes = store.record_run(
             config.project.name, str(out.resolve()), agent_sha, inputs.corpus.sha256, summary,
             [o.result() for o in judged.outcomes],

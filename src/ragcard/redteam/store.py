@@ -30,7 +30,15 @@ from sqlalchemy.exc import OperationalError
 from ragcard.errors import ConfigError
 from ragcard.outputs.history import _create_engine, create_tables
 
-__all__ = ["STATUSES", "Finding", "FindingStore", "RedteamRun", "VariantResult", "finding_id"]
+__all__ = [
+    "STATUSES",
+    "Finding",
+    "FindingStore",
+    "Planted",
+    "RedteamRun",
+    "VariantResult",
+    "finding_id",
+]
 
 Status = Literal["open", "fixed", "accepted"]
 STATUSES: tuple[Status, ...] = ("open", "fixed", "accepted")
@@ -60,6 +68,17 @@ _findings = sa.Table(
     sa.Column("last_run", sa.String(40), nullable=False),
     sa.Column("opened_at", _TIME, nullable=False), sa.Column("updated_at", _TIME, nullable=False),
     sa.Column("evidence", sa.JSON, nullable=False),
+)  # fmt: skip
+# Test passages planted in an agent's live index (hooks) and not yet removed: one row per
+# project while a red-team run has them in, whatever its --out
+# (docs/redteam.md#how-test-passages-reach-the-agent).
+_planted = sa.Table(
+    "ragcard_redteam_planted", _meta,
+    sa.Column("project", _NAME, primary_key=True),
+    sa.Column("out_dir", sa.Text, nullable=False),
+    sa.Column("remove", sa.JSON, nullable=False),
+    sa.Column("cwd", sa.Text, nullable=False),
+    sa.Column("planted_at", _TIME, nullable=False),
 )  # fmt: skip
 _events = sa.Table(
     "ragcard_redteam_events", _meta,
@@ -98,6 +117,17 @@ class Finding:
     opened_at: dt.datetime
     updated_at: dt.datetime
     evidence: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Planted:
+    """Test passages a red-team run planted through its hooks and has not removed yet."""
+
+    project: str
+    out_dir: str
+    remove: tuple[str, ...]
+    cwd: str
+    planted_at: dt.datetime
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,6 +217,28 @@ class FindingStore:
                 if change is not None:
                     changes.append(change)
         return self.run(run_id), changes
+
+    def mark_planted(self, project: str, out_dir: str, remove: Sequence[str], cwd: str) -> None:
+        """Record, before the plant hook runs, that test passages are going in."""
+        with self._begin() as conn:
+            conn.execute(_planted.delete().where(_planted.c.project == project))
+            conn.execute(_planted.insert().values(
+                project=project, out_dir=out_dir, remove=list(remove), cwd=cwd,
+                planted_at=_now(),
+            ))  # fmt: skip
+
+    def clear_planted(self, project: str) -> None:
+        """The remove hook succeeded: nothing of the red team is left in the index."""
+        with self._begin() as conn:
+            conn.execute(_planted.delete().where(_planted.c.project == project))
+
+    def planted(self, project: str) -> Planted | None:
+        """Test passages of ``project`` still planted (a run killed before removing them)."""
+        with self._begin() as conn:
+            row = conn.execute(_planted.select().where(_planted.c.project == project)).first()
+        if row is None:
+            return None
+        return Planted(row.project, row.out_dir, tuple(row.remove), row.cwd, _utc(row.planted_at))
 
     def run(self, run_id: str) -> RedteamRun:
         with self._begin() as conn:

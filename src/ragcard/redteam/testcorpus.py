@@ -31,12 +31,13 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from ragcard.errors import ConfigError
 from ragcard.inputs._files import sha256_file
 from ragcard.inputs.corpus import Passage
 
-__all__ = ["Delivery", "TestCorpus", "fingerprint", "recover"]
+__all__ = ["Delivery", "Ledger", "TestCorpus", "fingerprint", "recover", "run_hook"]
 
 FOLDER = "test-corpus"
 MARKER = "PLANTED.json"
@@ -73,7 +74,16 @@ def _line(passage: Passage) -> bytes:
     return (passage.model_dump_json(exclude_defaults=True) + "\n").encode("utf-8")
 
 
-def _run_hook(command: Sequence[str], delivery: Delivery, corpus: Path, planted: Path) -> None:
+class Ledger(Protocol):
+    """Where a run records, project-wide, that test passages are in the agent's index
+    (:class:`ragcard.redteam.leftovers.HistoryLedger`)."""
+
+    def mark(self, remove: Sequence[str]) -> None: ...
+
+    def clear(self) -> None: ...
+
+
+def run_hook(command: Sequence[str], delivery: Delivery, corpus: Path, planted: Path) -> None:
     args = [part.replace("{planted}", str(planted)).replace("{corpus}", str(corpus))
             for part in command]  # fmt: skip
     env = {**os.environ, "RAGCARD_TEST_PASSAGES": str(planted), "RAGCARD_TEST_CORPUS": str(corpus)}
@@ -116,19 +126,25 @@ class TestCorpus:
         self.planted.write_bytes(lines)
 
     @contextmanager
-    def planted_in(self, delivery: Delivery) -> Iterator[Path]:
+    def planted_in(self, delivery: Delivery, ledger: Ledger | None = None) -> Iterator[Path]:
         """Plant the passages for the ``with`` block (hooks), then remove them, whatever
-        happens inside; yields the corpus copy's path."""
+        happens inside; yields the corpus copy's path. With hooks, the folder's marker and
+        the project's ``ledger`` say so from before the plant hook until the remove hook
+        has succeeded."""
         self.write()
         marker = self.folder / MARKER
         if delivery.kind == "hooks":
             marker.write_text(json.dumps({"remove": list(delivery.remove)}), encoding="utf-8")
-            _run_hook(delivery.plant, delivery, self.corpus, self.planted)
+            if ledger is not None:
+                ledger.mark(delivery.remove)
+            run_hook(delivery.plant, delivery, self.corpus, self.planted)
         try:
             yield self.corpus
         finally:
             if delivery.kind == "hooks":
-                _run_hook(delivery.remove, delivery, self.corpus, self.planted)
+                run_hook(delivery.remove, delivery, self.corpus, self.planted)
+                if ledger is not None:
+                    ledger.clear()
             marker.unlink(missing_ok=True)
 
     def clean(self) -> None:
@@ -156,6 +172,6 @@ def recover(out_dir: Path, delivery: Delivery) -> bool:
             f"{marker}: a killed red-team run left test passages planted, and no remove_command "
             "is configured to take them out: remove them by hand, then delete the marker"
         )
-    _run_hook(command, delivery, folder / "corpus.jsonl", folder / "planted.jsonl")
+    run_hook(command, delivery, folder / "corpus.jsonl", folder / "planted.jsonl")
     marker.unlink()
     return True

@@ -21,6 +21,7 @@ from ragcard.decision.baseline import Comparison, compare_runs
 from ragcard.errors import ConfigError, InputError
 from ragcard.inputs.questions import Question
 from ragcard.metrics.base import MetricValue, Unscored
+from ragcard.metrics.restricted import reproduced
 from ragcard.report.loaded import load_scorecard
 from ragcard.report.scorecard import Scorecard
 from ragcard.review._run import RunData, load_run
@@ -38,6 +39,12 @@ __all__ = [
 MAX_FAILURES = 500
 WITHHELD = (
     "[answer withheld: it revealed restricted content — see results.jsonl, itself restricted]"
+)
+#: An answer or expected answer that quotes a passage the report redacts (the asker could read
+#: it; the report's readers may not).
+QUOTES_RESTRICTED = (
+    "[{what} withheld: it quotes restricted passage(s) {ids} (roles: {roles}), whose text this "
+    "report redacts — see results.jsonl and the question set, themselves restricted]"
 )
 
 
@@ -227,6 +234,10 @@ def _failure(run: RunData, item: str, lines: list[dict[str, Any]]) -> FailureVie
     response = shown.get("response") or {}
     leaked = any((line.get("scores") or {}).get("access_leaks") for line in lines)
     answer = None if shown.get("response") is None else str(response.get("answer", ""))
+    expected = question.expected_answer if question else None
+    if answer is not None and not leaked:
+        answer = _unless_restricted(run, answer, "answer")
+    expected = _unless_restricted(run, expected, "expected answer")
     error = (shown.get("error") or {}).get("message")
     return FailureView(
         item=item,
@@ -239,13 +250,22 @@ def _failure(run: RunData, item: str, lines: list[dict[str, Any]]) -> FailureVie
         symptoms=tuple(dict.fromkeys(str(d.get("symptom")) for d in diagnoses)),
         question=question.question if question else "",
         asker=question.asker if question else "",
-        expected=question.expected_answer if question else None,
+        expected=expected,
         answer=WITHHELD if leaked and answer is not None else answer,
         flag=response.get("flag"),
         error=str(error) if error else None,
         passages=_passages(run, shown),
         diagnoses=_distinct(diagnoses),
     )
+
+
+def _unless_restricted(run: RunData, text: str | None, what: str) -> str | None:
+    """``text``, or a note in its place when it quotes a passage this report redacts."""
+    ids = reproduced(text, run.corpus)
+    if not ids:
+        return text
+    roles = sorted({r for pid in ids if (p := run.corpus.get(pid)) for r in p.access})
+    return QUOTES_RESTRICTED.format(what=what, ids=", ".join(ids), roles=", ".join(roles))
 
 
 def _distinct(diagnoses: list[dict[str, Any]]) -> tuple[dict[str, str], ...]:

@@ -1,18 +1,20 @@
 """Answer packets (``ragcard review answers RUN``): the human baseline typed into the review
 app — the people who answer these questions today get the same questions and the same sources
-(the run's corpus, searchable, restricted passages only for the asker's role and their own),
+(the run's corpus, searchable, restricted passages only for the asker's role and their own,
+and only when the app is started with the packet's sealed file: ``sources.jsonl`` in the packet
+folder holds a note in place of each restricted passage's text),
 write their answers and cite passages; ``ragcard review import`` scores them as the agent was
 scored (:mod:`.human`)."""
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import hashlib
 import json
 import random
 import secrets
-import shutil
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,8 +33,10 @@ from ragcard.review.packet import (
     ReviewKey,
     allocate,
     new_packet_id,
+    sealed_path_of,
     write_key,
     write_packet,
+    write_private,
 )
 
 __all__ = ["ANSWER_INSTRUCTIONS", "PersonAnswer", "SOURCES_FILE", "load_sources",
@@ -84,15 +88,22 @@ def make_answer_packet(
     out.mkdir(parents=True, exist_ok=True)
     if (out / "packet.json").exists():
         raise ConfigError(f"{out} already holds a packet: choose another --out")
-    shutil.copyfile(run.corpus.path, out / SOURCES_FILE)
-    sources = hashlib.sha256((out / SOURCES_FILE).read_bytes()).hexdigest()
     packet_id = new_packet_id()
+    key_path = run.folder / "review" / f"{packet_id}.key.json"
+    sealed = _write_sources(run.corpus, out / SOURCES_FILE)
+    sources = hashlib.sha256((out / SOURCES_FILE).read_bytes()).hexdigest()
     manifest = PacketManifest(
         packet_id=packet_id, kind="answer",
         created_at=dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat(),
         items=len(items), kit=run.kit, instructions=ANSWER_INSTRUCTIONS, sha256="",
         sources_sha256=sources,
     )  # fmt: skip
+    if sealed:  # restricted sources' text: beside the key, never in the packet folder
+        body = (json.dumps({"item": SOURCES_KEY, "passages": sealed}, ensure_ascii=False)
+                + "\n").encode("utf-8")  # fmt: skip
+        path = sealed_path_of(key_path, packet_id)
+        write_private(path, body, "sealed restricted text")
+        manifest = manifest.model_copy(update={"sealed_sha256": hashlib.sha256(body).hexdigest()})
     packet = write_packet(out, manifest, items)
     key = ReviewKey(
         packet_id=packet_id, packet_sha256=packet.manifest.sha256, kind="answer",
@@ -100,19 +111,49 @@ def make_answer_packet(
         project=str(run.scorecard.get("project")), seed=seed, n=len(items), controls=0,
         items=entries,
     )  # fmt: skip
-    key_path = run.folder / "review" / f"{packet_id}.key.json"
     write_key(key_path, key)
     return MadePacket(packet, key, key_path, ())
 
 
-def load_sources(packet: Packet) -> Corpus:
-    """The sources of an answer packet, refused when they were edited."""
+#: The sealed record of an answer packet that holds its restricted sources' text.
+SOURCES_KEY = "(sources)"
+#: What ``sources.jsonl`` holds in place of a restricted passage's text.
+SEALED_SOURCE = "[restricted to {roles}: sealed apart from the packet]"
+
+
+def _write_sources(corpus: Corpus, path: Path) -> dict[str, str]:
+    """Write the corpus as the packet's sources, each restricted passage's text replaced by
+    a note (ids, documents and versions kept, so references still hold); its texts."""
+    sealed: dict[str, str] = {}
+    lines = []
+    for line in corpus.path.read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        record = json.loads(line)
+        if record.get("access"):
+            sealed[str(record["id"])] = str(record.get("text", ""))
+            record["text"] = SEALED_SOURCE.format(roles=", ".join(record["access"]))
+            line = json.dumps(record, ensure_ascii=False)
+        lines.append(line + "\n")
+    path.write_text("".join(lines), encoding="utf-8")
+    return sealed
+
+
+def load_sources(packet: Packet, sealed: Mapping[str, str] | None = None) -> Corpus:
+    """The sources of an answer packet, refused when they were edited; with ``sealed`` (the
+    restricted passages' texts, from the sealed file), those texts put back."""
     path = packet.folder / SOURCES_FILE
     corpus = load_corpus(path)
     if corpus.sha256 != packet.manifest.sources_sha256:
         raise InputError(Problem(str(path), None, None, "changed since the packet was made",
                                  fix="restore the packet's sources.jsonl"))  # fmt: skip
-    return corpus
+    if not sealed:
+        return corpus
+    passages = {
+        pid: p.model_copy(update={"text": sealed[pid]}) if p.access and pid in sealed else p
+        for pid, p in corpus.passages.items()
+    }
+    return dataclasses.replace(corpus, passages=passages)
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,8 +3,11 @@ each reviewer, by their own link, rates a packet one item at a time.
 
 Blindness is enforced here, on the server: the app reads only the packet folder (the manifest,
 the items, its own ``reviews.sqlite``) — never the key, the run or the scores — and renders
-only the fields of :class:`~ragcard.review.packet.PacketItem` a reviewer needs. A restricted
-passage's text reaches only reviewers whose role its ``access`` list names. Pages are
+only the fields of :class:`~ragcard.review.packet.PacketItem` a reviewer needs. Restricted
+text is not in the packet folder (:func:`ragcard.review.packet.seal`): the app shows it only
+when started with the sealed file (``sealed``), and then a restricted passage's text, or an
+answer or expected answer that quotes restricted passages, only to reviewers whose role may
+read every passage involved; the others see a note saying what is withheld and why. Pages are
 rendered with Jinja2's autoescaping; styles and the small script are served by the app itself
 (no CDN: it works offline), under a Content-Security-Policy that allows nothing else. Every
 change is saved as it is made (the script posts it; without the script, the form's button
@@ -24,9 +27,9 @@ from pydantic import ValidationError
 
 from ragcard.errors import MissingExtraError
 from ragcard.inputs.corpus import Corpus
-from ragcard.review.answers import PersonAnswer, load_sources
+from ragcard.review.answers import SOURCES_KEY, PersonAnswer, load_sources
 from ragcard.review.grading import GradingLabel
-from ragcard.review.packet import Packet, PacketItem, load_packet
+from ragcard.review.packet import Packet, PacketItem, load_packet, load_sealed
 from ragcard.review.ratings import Rating
 from ragcard.review.store import STORE_FILE, Reviewer, ReviewStore
 
@@ -64,16 +67,22 @@ def _imports() -> Any:
 class _Pages:
     """Everything the routes need: the packet, the store, the templates."""
 
-    def __init__(self, packet: Packet, store: ReviewStore) -> None:
+    def __init__(
+        self, packet: Packet, store: ReviewStore, sealed: Mapping[str, Mapping[str, Any]]
+    ) -> None:
         jinja2, _ = _imports()
         self.packet = packet
+        self.sealed = sealed
         self.store = store
         self.items = list(packet.items)
         self.index = {item.id: n for n, item in enumerate(self.items)}
         self.sources: Corpus | None = None
+        self._readable: set[str] = set()
         self._index: Any = None
         if packet.manifest.kind == "answer":
-            self.sources = load_sources(packet)
+            texts = sealed.get(SOURCES_KEY, {}).get("passages") or {}
+            self.sources = load_sources(packet, texts)
+            self._readable = {p.id for p in self.sources if not p.access or p.id in texts}
         self.env = jinja2.Environment(
             loader=jinja2.PackageLoader("ragcard.review", "templates"),
             autoescape=True,  # every value is escaped, whatever the template's name
@@ -104,28 +113,68 @@ class _Pages:
         passages = list(self.sources)
         if self._index is None:
             self._index = PassageIndex(passages)
-        mask = np.array([p.visible_to(item.asker) and p.visible_to(reviewer.role)
-                         for p in passages])  # fmt: skip
+        mask = np.array([self._may_read(p, item, reviewer) for p in passages])
         hits = self._index.search(self._index.prepare(query), mask, 8, "keyword")
-        return [self.source(hit.passage.id) for hit in hits]
+        return [self.source(hit.passage.id, item, reviewer) for hit in hits]
 
-    def source(self, passage_id: str) -> dict[str, Any]:
+    def _may_read(self, passage: Any, item: PacketItem, reviewer: Reviewer) -> bool:
+        """Both the asker and the reviewer may read it, and its text is here (not sealed)."""
+        return bool(passage.visible_to(item.asker) and passage.visible_to(reviewer.role)
+                    and passage.id in self._readable)  # fmt: skip
+
+    def source(self, passage_id: str, item: PacketItem, reviewer: Reviewer) -> dict[str, Any]:
         p = self.sources.get(passage_id) if self.sources is not None else None
         if p is None:
             return {"id": passage_id, "doc": None, "section": None, "text": None}
-        return {"id": p.id, "doc": p.doc, "section": p.section, "text": p.text}
+        text = p.text if self._may_read(p, item, reviewer) else None
+        return {"id": p.id, "doc": p.doc, "section": p.section, "text": text}
 
     def visible(self, item: PacketItem, reviewer: Reviewer) -> list[dict[str, Any]]:
         """The item's passages as this reviewer may see them."""
         shown = []
+        texts = self.sealed.get(item.id, {}).get("passages") or {}
         for p in item.passages:
             allowed = not p.access or reviewer.role in p.access
+            text = p.text if not p.access else texts.get(p.id)
+            note = p.note
+            if allowed and p.access and text is None:
+                note = f"Restricted passage (roles: {', '.join(p.access)}): {_NOT_SEALED}"
             shown.append({
                 "id": p.id, "doc": p.doc, "section": p.section, "date": p.date, "tier": p.tier,
-                "text": p.text if allowed else None, "restricted": not allowed,
-                "roles": p.access, "note": p.note,
+                "text": text if allowed else None, "restricted": not allowed,
+                "roles": p.access, "note": note,
             })  # fmt: skip
         return shown
+
+    def shown(self, item: PacketItem, reviewer: Reviewer) -> PacketItem:
+        """The item with what it withholds restored where this reviewer may read it, and a
+        note naming what is withheld from them otherwise."""
+        if not item.sealed:
+            return item
+        record = self.sealed.get(item.id, {})
+        update: dict[str, Any] = {}
+        for field, roles in item.sealed.items():
+            what = field.replace("_", " ")
+            if reviewer.role not in roles:
+                update[field] = (
+                    f"[{what} withheld: it quotes restricted passages that your role "
+                    f"({reviewer.role}) may not read (roles: {', '.join(roles) or 'none'}); "
+                    "leave this item unrated]"
+                )
+            elif field in record:
+                update[field] = record[field]
+                if field == "answer" and "sentences" in record:
+                    update["sentences"] = record["sentences"]
+            else:
+                update[field] = f"[{what} withheld: {_NOT_SEALED}]"
+        return item.model_copy(update=update)
+
+
+#: Why a reviewer with the role does not see restricted text either.
+_NOT_SEALED = (
+    "its text is sealed apart from the packet, and the app was started without it: restart "
+    "it with `ragcard review serve PACKET --sealed FILE` (the .sealed.jsonl file beside the key)"
+)
 
 
 def _reviewer(pages: _Pages, request: Request) -> Reviewer | None:
@@ -151,7 +200,7 @@ def _parse(
     pages: _Pages, item: PacketItem, reviewer: Reviewer, form: Mapping[str, str], cited: list[str]
 ) -> dict[str, Any]:
     """The form as the record the store keeps (validated: a bad value is refused)."""
-    comment = (form.get("comment") or "")[:20_000]
+    comment = form.get("comment") or ""  # (over 20,000 characters: refused, never cut)
     if pages.packet.manifest.kind == "answer":
         known = [
             c for c in dict.fromkeys(cited) if pages.sources is not None and c in pages.sources
@@ -169,9 +218,12 @@ def _parse(
         label = GradingLabel.model_validate({"correctness": form.get("grade") or None,
                                              "support": support, "comment": comment})  # fmt: skip
         return label.model_dump(exclude_none=True)
+    asked_voice = pages.packet.manifest.ask_voice  # (what the packet never asks is not kept)
+    asked_attribution = any(p.tier == "B" for p in item.passages)
     rating = Rating.model_validate({
         "item": item.id, "reviewer": reviewer.name, "rating": form.get("rating") or "accurate",
-        "voice": form.get("voice") or None, "attributed": form.get("attributed") or None,
+        "voice": (form.get("voice") or None) if asked_voice else None,
+        "attributed": (form.get("attributed") or None) if asked_attribution else None,
         "comment": comment,
     })  # fmt: skip
     data = rating.model_dump(exclude={"item", "reviewer"}, exclude_none=True)
@@ -180,14 +232,42 @@ def _parse(
     return data
 
 
-def create_app(packet_dir: Path) -> Starlette:
-    """The review app of a packet folder (its ``reviews.sqlite`` is created on first use)."""
+#: Form field → the stored field it sets: a save that does not carry a field (a stale tab, an
+#: empty or partial POST) leaves what is stored for it as it was.
+_FIELDS = {"rating": "rating", "voice": "voice", "attributed": "attributed",
+           "comment": "comment", "grade": "correctness", "answer": "answer"}  # fmt: skip
+
+
+def _kept(
+    stored: Mapping[str, Any], data: dict[str, Any], form: Mapping[str, str]
+) -> dict[str, Any]:
+    """``data`` with each stored field the form did not carry kept: a rating is changed only
+    by a save that carries one."""
+    kept = dict(data)
+    for name, field in _FIELDS.items():
+        # (text a person may clear is kept only when the form lacks it altogether)
+        absent = name not in form if name in ("comment", "answer") else not form.get(name)
+        if absent and field in stored:
+            kept[field] = stored[field]
+    if "support" in stored and not any(k.startswith("support-") for k in form):
+        kept["support"] = stored["support"]
+    if "answer" not in form and "abstained" in stored:
+        kept["abstained"] = stored["abstained"]
+        kept["cited"] = stored.get("cited", [])
+    return kept
+
+
+def create_app(packet_dir: Path, sealed: Path | None = None) -> Starlette:
+    """The review app of a packet folder (its ``reviews.sqlite`` is created on first use);
+    ``sealed``: the packet's sealed file, whose restricted text reviewers with the role may
+    then read (checked against the manifest)."""
     _jinja2, starlette = _imports()
     from starlette.responses import JSONResponse, RedirectResponse, Response
     from starlette.routing import Route
 
     packet = load_packet(packet_dir)
-    pages = _Pages(packet, ReviewStore(packet.folder / STORE_FILE))
+    texts = load_sealed(sealed, packet) if sealed is not None else {}
+    pages = _Pages(packet, ReviewStore(packet.folder / STORE_FILE), texts)
 
     async def landing(request: Request) -> Response:
         return pages.render("error.html", 200, message="Open the link you were given to start.")
@@ -212,6 +292,7 @@ def create_app(packet_dir: Path) -> Starlette:
         n = pages.index[item_id]
         item = pages.items[n]
         passages = pages.visible(item, reviewer)
+        item = pages.shown(item, reviewer)
         query = str(request.query_params.get("q", "")).strip()[:500]
         answer = saved.get(item_id, {})
         return pages.render(
@@ -229,7 +310,7 @@ def create_app(packet_dir: Path) -> Starlette:
             error=None,
             query=query,
             hits=pages.search(query, item, reviewer),
-            cited=[pages.source(pid) for pid in answer.get("cited", [])],
+            cited=[pages.source(pid, item, reviewer) for pid in answer.get("cited", [])],
         )
 
     async def save(request: Request) -> Response:
@@ -242,7 +323,8 @@ def create_app(packet_dir: Path) -> Starlette:
         form = {k: str(v) for k, v in submitted.items()}
         cited = [str(v) for v in submitted.getlist("cite")]
         try:
-            data = _parse(pages, item, reviewer, form, cited)
+            data = _kept(pages.saved(reviewer).get(item_id, {}), _parse(pages, item, reviewer,
+                                                                        form, cited), form)
         except ValidationError as error:
             message = "; ".join(
                 f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in error.errors()

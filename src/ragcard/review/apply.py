@@ -166,6 +166,24 @@ def _action_reasons(missing: Sequence[str], folder: Path) -> list[str]:
     ]
 
 
+def _coverage_reasons(card: Scorecard, block: Mapping[str, Any]) -> list[str]:
+    """A review gate decides on the whole packet only: while any packet item is unrated (by
+    every reviewer), a run whose thresholds gate a review measure holds, saying which."""
+    gated = sorted({t.measure for t in (r.threshold for r in card.decision.results)
+                    if t.measure.split("[", 1)[0] in RECORDED_SPECS})  # fmt: skip
+    items = list(block.get("items", []))
+    unrated = [str(i.get("packet_item")) for i in items if i.get("rating") is None]
+    if not gated or not unrated:
+        return []
+    more = f" and {len(unrated) - 10} more" if len(unrated) > 10 else ""
+    shown = ", ".join(unrated[:10]) + more
+    return [
+        f"{ACTION_REASON}{len(items) - len(unrated)} of {len(items)} packet items rated: the "
+        f"review gates ({', '.join(gated)}) decide on the whole packet; rate {shown} and "
+        "import the review again"
+    ]
+
+
 def write_scorecard(folder: Path, card: Scorecard) -> None:
     """Rewrite ``scorecard.json`` and ``scorecard.md`` of a run (each file replaced whole)."""
     data = card.to_json()
@@ -189,7 +207,8 @@ def _settle(
     """``card`` with the review ``block`` and measures, decided again."""
     missing = _missing(block)
     dropped = [r for r in card.decision.reasons if r.startswith(ACTION_REASON)]
-    decision = decide_again(card, metrics, breakdowns, _action_reasons(missing, folder), dropped)
+    added = [*_coverage_reasons(card, block), *_action_reasons(missing, folder)]
+    decision = decide_again(card, metrics, breakdowns, added, dropped)
     specs = {**card.specs, **{n: RECORDED_SPECS[n] for n in metrics if n in RECORDED_SPECS}}
     header = {**card.header, "review": block}
     return dataclasses.replace(

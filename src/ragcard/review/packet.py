@@ -10,9 +10,16 @@ identifies the system or how it was scored: no model, run, item id, category, fl
 verdict is in the packet.
 
 The packet folder holds ``packet.json`` (the manifest), ``packet.jsonl`` (the items) and
-``packet.csv`` (for rating offline; restricted passages redacted). The key — which packet item
-is which item, attempt and kind — is written apart from it (by default in the run folder,
-``review/<packet>.key.json``, mode 0600): whoever holds the packet cannot unblind it.
+``packet.csv`` (for rating offline). The key — which packet item is which item, attempt and
+kind — is written apart from it (by default in the run folder, ``review/<packet>.key.json``,
+mode 0600): whoever holds the packet cannot unblind it.
+
+No file of the packet folder holds restricted text: the text of a restricted passage, and an
+answer, expected answer or sentence list that quotes one
+(:func:`ragcard.metrics.restricted.reproduced`), are replaced there by a note and sealed apart,
+beside the key (``review/<packet>.sealed.jsonl``, mode 0600, its sha256 in the manifest). The
+review app shows them only when it is started with that file (``review serve --sealed FILE``),
+and then only to reviewers whose role may read every passage involved.
 """
 
 from __future__ import annotations
@@ -37,6 +44,7 @@ from ragcard.inputs._jsonl import load_records
 from ragcard.inputs.corpus import Corpus
 from ragcard.inputs.questions import Question
 from ragcard.inputs.responses import strip_markers
+from ragcard.metrics.restricted import allowed_roles, reproduced
 from ragcard.review._run import RunData
 
 __all__ = [
@@ -52,8 +60,13 @@ __all__ = [
     "allocate",
     "load_key",
     "load_packet",
+    "load_sealed",
     "make_packet",
+    "refuse_key_inside",
+    "seal",
+    "sealed_path_of",
     "write_packet",
+    "write_private",
 ]
 
 PACKET_SCHEMA: Final = "ragcard.review-packet/1"
@@ -100,6 +113,9 @@ class PacketItem(BaseModel):
     #: one; blind packets never do
     expected_answer: str | None = None
     sentences: list[str] | None = None
+    #: fields withheld here because they quote restricted passages (``answer``,
+    #: ``expected_answer``) → the roles that may read them; their text is in the sealed file
+    sealed: dict[str, list[str]] | None = None
 
 
 class PacketManifest(BaseModel):
@@ -119,6 +135,8 @@ class PacketManifest(BaseModel):
     sha256: str
     #: answer packets: the sources people answer from (``sources.jsonl``, the run's corpus)
     sources_sha256: str | None = None
+    #: the sealed file's sha256 (restricted text kept out of the packet folder), if any
+    sealed_sha256: str | None = None
 
 
 class KeyEntry(BaseModel):
@@ -329,15 +347,78 @@ def _csv(items: Sequence[PacketItem], ask_voice: bool) -> str:
     return buffer.getvalue()
 
 
+#: What the packet files show in place of a restricted passage's text.
+SEALED_PASSAGE = (
+    "restricted to {roles}: its text is sealed apart from the packet (the review app shows it "
+    "to reviewers with one of these roles when started with --sealed FILE)"
+)
+#: What they show in place of an answer or expected answer that quotes one.
+SEALED_TEXT = (
+    "[{what} withheld: it quotes restricted passage(s) {ids}, which only {roles} may read; "
+    "the review app shows it to a reviewer with that role when started with --sealed FILE]"
+)
+
+
+def seal(
+    items: Sequence[PacketItem], corpus: Corpus | None
+) -> tuple[list[PacketItem], list[dict[str, object]]]:
+    """The items with no restricted text (restricted passages' text, and with ``corpus`` the
+    answers and expected answers that quote one, replaced by a note), and the sealed records
+    (``{"item", "passages": {id: text}, "answer", "expected_answer", "sentences"}``)."""
+    public: list[PacketItem] = []
+    sealed: list[dict[str, object]] = []
+    for item in items:
+        record: dict[str, object] = {}
+        texts = {p.id: p.text for p in item.passages if p.access and p.text is not None}
+        update: dict[str, object] = {}
+        if texts:
+            record["passages"] = texts
+            update["passages"] = [
+                p.model_copy(update={"text": None, "note": SEALED_PASSAGE.format(
+                    roles=", ".join(p.access))}) if p.id in texts else p
+                for p in item.passages
+            ]  # fmt: skip
+        marks: dict[str, list[str]] = {}
+        for field, what in (("answer", "answer"), ("expected_answer", "expected answer")):
+            text = getattr(item, field)
+            ids = reproduced(text, corpus) if corpus is not None else []
+            if ids:
+                roles = allowed_roles(ids, corpus) if corpus is not None else []
+                marks[field] = roles
+                record[field] = text
+                update[field] = SEALED_TEXT.format(
+                    what=what, ids=", ".join(ids), roles=", ".join(roles) or "nobody"
+                )
+        if "answer" in marks and item.sentences is not None:
+            record["sentences"] = item.sentences
+            update["sentences"] = None
+        if marks:
+            update["sealed"] = marks
+        if record:
+            sealed.append({"item": item.id, **record})
+        public.append(item.model_copy(update=update) if update else item)
+    return public, sealed
+
+
 def write_packet(
     folder: Path,
     manifest: PacketManifest,
     items: Sequence[PacketItem],
+    *,
+    corpus: Corpus | None = None,
+    sealed_path: Path | None = None,
 ) -> Packet:
-    """Write ``packet.jsonl``, ``packet.csv`` and ``packet.json`` (its sha256 filled in)."""
+    """Write ``packet.jsonl``, ``packet.csv`` and ``packet.json`` (its sha256 filled in), no
+    restricted text among them (:func:`seal`): that goes to ``sealed_path`` (mode 0600; with
+    none given, it is dropped)."""
     if (folder / "packet.json").exists():
         raise ConfigError(f"{folder} already holds a packet: choose another --out")
+    items, sealed = seal(items, corpus)
     folder.mkdir(parents=True, exist_ok=True)
+    if sealed and sealed_path is not None:
+        body = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in sealed).encode()
+        write_private(sealed_path, body, "sealed restricted text")
+        manifest = manifest.model_copy(update={"sealed_sha256": hashlib.sha256(body).hexdigest()})
     lines = "".join(
         json.dumps(i.model_dump(exclude_none=True), ensure_ascii=False) + "\n" for i in items
     )
@@ -353,14 +434,53 @@ def write_packet(
 
 def write_key(path: Path, key: ReviewKey) -> None:
     """Write the key readable by its owner only; an existing key is never overwritten."""
+    text = json.dumps(key.model_dump(by_alias=True), indent=2, ensure_ascii=False) + "\n"
+    write_private(path, text.encode("utf-8"), "review key")
+
+
+def write_private(path: Path, body: bytes, what: str) -> None:
+    """Write ``body`` readable by its owner only (mode 0600); never over an existing file."""
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:
-        raise ConfigError(f"{path} exists: refusing to overwrite a review key") from None
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(json.dumps(key.model_dump(by_alias=True), indent=2, ensure_ascii=False))
-        handle.write("\n")
+        raise ConfigError(f"{path} exists: refusing to overwrite a {what}") from None
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(body)
+
+
+def refuse_key_inside(key_path: Path, out: Path) -> None:
+    """The key (and the sealed file beside it) may not sit in the folder handed to reviewers."""
+    key, folder = key_path.resolve(), out.resolve()
+    if key == folder or folder in key.parents:
+        raise ConfigError(
+            f"--key {key_path} is inside the packet folder {out}, which goes to the reviewers: "
+            "whoever holds the packet could unblind it; write the key elsewhere (the default "
+            "is RUN/review/)"
+        )
+
+
+def sealed_path_of(key_path: Path, packet_id: str) -> Path:
+    """Where a packet's sealed restricted text goes: beside its key."""
+    return key_path.with_name(f"{packet_id}.sealed.jsonl")
+
+
+def load_sealed(path: Path, packet: Packet) -> dict[str, dict[str, object]]:
+    """A packet's sealed file (item id → its sealed texts); refused unless it is that
+    packet's (the manifest's sha256)."""
+    try:
+        body = path.read_bytes()
+    except FileNotFoundError:
+        raise InputError(Problem(str(path), None, None, "sealed file not found",
+                                 fix="pass --sealed, the file `ragcard review make` wrote "
+                                 "beside the key")) from None  # fmt: skip
+    if hashlib.sha256(body).hexdigest() != packet.manifest.sealed_sha256:
+        raise InputError(Problem(str(path), None, None,
+                                 f"not the sealed file of packet {packet.manifest.packet_id} "
+                                 "(its sha256 is not the manifest's)",
+                                 fix="pass the file written with this packet"))  # fmt: skip
+    records = [json.loads(line) for line in body.decode("utf-8").splitlines() if line.strip()]
+    return {str(r["item"]): r for r in records}
 
 
 def new_packet_id() -> str:
@@ -408,7 +528,10 @@ def make_packet(
         ask_voice=run.kit == "persona",
         sha256="",
     )
-    packet = write_packet(out, manifest, items)
+    key_path = key_path or run.folder / "review" / f"{packet_id}.key.json"
+    refuse_key_inside(key_path, out)
+    packet = write_packet(out, manifest, items, corpus=run.corpus,
+                          sealed_path=sealed_path_of(key_path, packet_id))  # fmt: skip
     key = ReviewKey(
         packet_id=packet_id,
         packet_sha256=packet.manifest.sha256,
@@ -420,7 +543,6 @@ def make_packet(
         controls=len(control_items),
         items=key_items,
     )
-    key_path = key_path or run.folder / "review" / f"{packet_id}.key.json"
     write_key(key_path, key)
     return MadePacket(packet, key, key_path, tuple(notes))
 

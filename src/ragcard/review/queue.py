@@ -39,6 +39,8 @@ from ragcard.review.packet import (
     PacketPassage,
     ReviewKey,
     new_packet_id,
+    refuse_key_inside,
+    sealed_path_of,
     write_key,
     write_packet,
 )
@@ -242,7 +244,10 @@ def make_queue(
         instructions=GRADING_INSTRUCTIONS,
         sha256="",
     )
-    packet = write_packet(out, manifest, [item for item, _ in made])
+    key_path = key_path or run.folder / "review" / f"{packet_id}.key.json"
+    refuse_key_inside(key_path, out)
+    packet = write_packet(out, manifest, [item for item, _ in made], corpus=run.corpus,
+                          sealed_path=sealed_path_of(key_path, packet_id))  # fmt: skip
     key = ReviewKey(
         packet_id=packet_id,
         packet_sha256=packet.manifest.sha256,
@@ -255,6 +260,5 @@ def make_queue(
         controls=0,
         items={item.id: entry for item, entry in made},
     )
-    key_path = key_path or run.folder / "review" / f"{packet_id}.key.json"
     write_key(key_path, key)
     return MadePacket(packet, key, key_path, ())

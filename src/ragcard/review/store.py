@@ -75,21 +75,29 @@ class ReviewStore:
                 conn.close()
 
     def add_reviewer(
-        self, name: str, role: str = "public", *, new_token: bool = False
+        self, name: str, role: str | None = "public", *, new_token: bool = False
     ) -> str | None:
         """Add a reviewer and return their token; for a known reviewer, None (their token
-        stands), or with ``new_token`` a fresh token (the old one stops working)."""
-        name, role = name.strip(), (role.strip() or "public")
+        stands), or with ``new_token`` a fresh token (the old one stops working). ``role``
+        None: a known reviewer keeps theirs; a new one is refused (no silent ``public``)."""
+        name = name.strip()
+        role = role.strip() if role is not None else None
         if not name:
-            raise ConfigError("a reviewer needs a name: --reviewer NAME[:ROLE]")
+            raise ConfigError("a reviewer needs a name: --reviewer NAME:ROLE")
         token = secrets.token_urlsafe(18)
         now = dt.datetime.now(dt.UTC).isoformat()
         with self._connect() as conn:
             known = conn.execute("SELECT role FROM reviewers WHERE name = ?", (name,)).fetchone()
             if known is None:
+                if not role:
+                    raise ConfigError(
+                        f"reviewer {name!r} has no role: pass --reviewer {name}:ROLE (the role "
+                        "decides which restricted passages they may read; `public` for none)"
+                    )
                 conn.execute("INSERT INTO reviewers VALUES (?, ?, ?, ?)",
                              (name, role, _digest(token), now))  # fmt: skip
                 return token
+            role = role or known[0]
             if known[0] != role:
                 conn.execute("UPDATE reviewers SET role = ? WHERE name = ?", (role, name))
             if not new_token:
