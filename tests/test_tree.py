@@ -48,6 +48,7 @@ ALLOWED_UPWARD: dict[tuple[str, str], str] = {
     ("judges/metaeval/calibration", "outputs._writing"): "a saved calibration, atomically",
     ("judges/metaeval/calibration", "report.kappa"): "κ in plain words, as the scorecard says it",
     ("judges/metaeval/correctness", "aggregation.stats"): "the same intervals as the scorecard",
+    ("judges/metaeval/contrast_report", "aggregation.stats"): "Wilson intervals, as the card's",
     ("judges/metaeval/correctness", "goldset.agreement"): "agreement with people, one code",
     ("judges/metaeval/metrics", "aggregation.stats"): "the same seeded bootstrap",
     ("judges/metaeval/render", "report.kappa"): "κ in plain words",
