@@ -11,7 +11,7 @@ from redteam_support import EXAMPLES, RunRedteam, copy_example
 
 SHIPPED_CATEGORIES = {
     "handbook": {"direct_injection", "indirect_injection", "access_escalation",
-                 "instruction_extraction", "currency"},
+                 "instruction_extraction", "currency", "persona_break"},
     "persona": {"direct_injection", "indirect_injection", "instruction_extraction",
                 "persona_break", "policy"},
 }  # fmt: skip

@@ -161,6 +161,30 @@ def test_the_measures_are_unscored_when_the_red_team_tested_another_agent(
     assert card["decision"] == "hold"  # unscored holds: that agent was not red-teamed
 
 
+def test_the_scorecard_takes_the_run_of_its_own_configuration_not_the_last(
+    gated: Path, tmp_path: Path, history: str, redteam: RunRedteam
+) -> None:
+    attack = {"attacks": ["access.role_claim"], "mutators": ["plain"]}
+    faulty = redteam(gated, agent_options=FAULTY, **attack)
+    critical = [f for f in faulty.summary["findings"] if f["severity"] == "critical"]
+    assert critical
+    # a later run of the agent without the fault closes them ("not reproduced") …
+    clean = redteam(gated, agent_options={"embeddings": False, "faults": []}, **attack)
+    assert all(f["status"] == "fixed" for f in clean.summary["findings"])
+    # … which says nothing about the faulty configuration: its card reads its own run
+    card = evaluate(gated, tmp_path / "faulty", history)
+    assert card["config"]["redteam"]["run"] == faulty.run_id
+    assert card["metrics"]["redteam_critical_open"]["value"] == len(critical)
+    assert card["decision"] == "hold"
+    # the clean configuration's card reads the clean run
+    plain = run_evaluation(gated, out_dir=tmp_path / "clean", fresh=True, attempts=1,
+                           agent_options={"embeddings": False, "faults": []}, progress=False,
+                           eval_dir=tmp_path / "clean" / "eval", history_url=history)  # fmt: skip
+    clean_card = plain.scorecard.to_json()
+    assert clean_card["config"]["redteam"]["run"] == clean.run_id
+    assert clean_card["metrics"]["redteam_critical_open"]["value"] == 0
+
+
 def test_never_red_teamed_the_measures_hold_only_where_a_threshold_asks(
     gated: Path, tmp_path: Path, history: str
 ) -> None:

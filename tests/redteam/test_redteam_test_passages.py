@@ -96,16 +96,16 @@ def _wait_for(flag: Path, process: subprocess.Popen[bytes], log: Path) -> None:
 
 def _stop_mid_run(
     tmp_path: Path, project: Path, out: Path, history: str, extra: list[str], stop: int
-) -> None:
+) -> tuple[int, str]:
     """Run ``ragcard redteam run`` in a process of its own; stop it with ``stop`` once the
-    agent is answering with the test passages planted."""
+    agent is answering with the test passages planted. Its exit status and stderr."""
     args = ["redteam", "run", str(project), "--out", str(out), "--attempts", "1",
             "--mutators", "plain", "--db", history, "--no-progress", *extra]  # fmt: skip
     flag, log = tmp_path / "flag", tmp_path / "stderr.log"
     process = _start(args, {"RT_FLAG": str(flag), "RT_SLEEP": "60"}, log)
     _wait_for(flag, process, log)
     os.killpg(process.pid, stop)
-    process.wait(timeout=60)
+    return process.wait(timeout=60), log.read_text(encoding="utf-8", errors="replace")
 
 
 def test_killed_mid_run_the_reference_agent_project_stays_untouched_and_resumes(
@@ -237,10 +237,14 @@ def test_stopped_mid_run_the_index_is_restored(
     project = _hook_project(tmp_path / "hooked")
     before = tree(project)
     out = tmp_path / "out"
-    _stop_mid_run(tmp_path, project, out, history, ["--attacks", "injection.document"], stop)
-    if stop == signal.SIGTERM:  # the remove hook ran on the way out
+    code, stderr = _stop_mid_run(tmp_path, project, out, history,
+                                 ["--attacks", "injection.document"], stop)  # fmt: skip
+    if stop == signal.SIGTERM:  # the remove hook ran on the way out, and it says so
         assert tree(project) == before
-        assert not (out / "test-corpus" / "PLANTED.json").exists()
+        assert not (out / "test-corpus").exists()  # the corpus copy (restricted text) gone
+        assert code == 128 + signal.SIGTERM, stderr
+        assert "red-team run stopped by signal 15" in stderr
+        assert "no test passage is left" in stderr and "--resume" in stderr
     else:  # nothing could run: the passages are still in the index, and the marker says so
         assert tree(project) != before
         assert (out / "test-corpus" / "PLANTED.json").exists()

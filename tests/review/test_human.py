@@ -97,3 +97,37 @@ def test_people_type_their_answers_in_the_app(
     assert [x["item"] for x in lines] == ["Q03", "Q10"] and lines[1]["abstained"] is True
     card = json.loads((folder / "scorecard.json").read_text())
     assert card["human_baseline"]["answered"] == 2
+
+
+def test_a_responses_file_is_scored_like_the_app_and_compared_on_the_items_answered(
+    scored_run: Callable[..., Path], tmp_path: Path
+) -> None:
+    from ragcard.review.human import score_people
+
+    folder = scored_run(verdicts=False)
+    run = load_run(folder)
+    answerable = [q for q in run.questions.questions if q.is_answerable][:4]
+
+    def people(path: Path, with_retrieved: bool) -> Path:
+        lines = []
+        for q in answerable:  # a person cites the passage they used, as the app records it
+            line = {
+                "item": q.id,
+                "attempt": 1,
+                "answer": q.expected_answer,
+                "citations": [{"id": q.gold_ids[0], "sentence": 0}],
+                "abstained": False,
+            }
+            if with_retrieved:
+                line["retrieved"] = [q.gold_ids[0]]  # what the app path writes
+            lines.append(line)
+        path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+        return path
+
+    bare = score_people(folder, people(tmp_path / "bare.jsonl", False), out=tmp_path / "bare")
+    app_like = score_people(folder, people(tmp_path / "app.jsonl", True), out=tmp_path / "app")
+    rows = {r["name"]: r for r in bare.block["measures"]}
+    assert rows == {r["name"]: r for r in app_like.block["measures"]}  # scored alike
+    assert rows["pass_rate"]["n"] == 4  # 4 answers against the agent's same 4 items, not 14
+    assert bare.block["answered"] == 4
+    assert bare.block["line"].startswith("human baseline (4 of 14 items answered by people)")

@@ -136,6 +136,44 @@ def test_a_wrong_answer_holds_until_its_action_then_the_run_ships(
     assert ship.exit_code == 0, ship.output
 
 
+def test_a_review_imported_after_ship_changes_the_decision_only_when_told_and_recorded(
+    scored_run: Callable[..., Path], tmp_path: Path
+) -> None:
+    from ragcard.review.records import latest_review
+
+    db = f"sqlite:///{tmp_path / 'h.sqlite'}"
+    run, packet = scored_run(), tmp_path / "packet"
+    key = _make(run, packet, db)
+    assert _import(packet, db, _rate(packet, key, "ada", set())).exit_code == 0
+    ship = runner.invoke(app, ["ship", str(run), "--by", "ada", "--db", db])
+    assert ship.exit_code == 0, ship.output
+    # a second reviewer's sheet, rating a policy answer wrong, arrives after the ship
+    late = _rate(packet, key, "bo", {_generated(key, "policy")})
+    refused = _import(packet, db, late)
+    assert refused.exit_code == 2, refused.output
+    text = " ".join(refused.output.split())
+    assert "was shipped by ada" in text and "from SHIP to HOLD" in text and "--after-ship" in text
+    card = json.loads((run / "scorecard.json").read_text())
+    assert card["decision"] == "ship"  # nothing changed: scorecard and history agree
+    with HistoryStore(db) as store:
+        entry = store.get(str(run))
+        assert entry.decision == "ship" and entry.shipped_by == "ada"
+    told = runner.invoke(app, ["review", "import", str(packet), "--db", db, "--by", "cy",
+                               "--ratings", str(late), "--after-ship", "bo's late sheet"],
+                         env={"COLUMNS": "300"})  # fmt: skip
+    assert told.exit_code == 1, told.output
+    card = json.loads((run / "scorecard.json").read_text())
+    assert card["decision"] == "hold"
+    after = card["review"]["after_ship"]
+    assert (after["was"], after["now"], after["by"], after["shipped_by"]) == (
+        "ship", "hold", "cy", "ada")  # fmt: skip
+    assert "imported after the run shipped" in (run / "scorecard.md").read_text()
+    with HistoryStore(db) as store:
+        entry = store.get(str(run))
+        review = latest_review(store, entry.id)
+    assert review is not None and review["block"]["after_ship"]["reason"] == "bo's late sheet"
+
+
 def test_import_refuses_bad_ratings_listing_each(
     scored_run: Callable[..., Path], tmp_path: Path
 ) -> None:

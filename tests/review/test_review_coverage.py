@@ -145,3 +145,27 @@ def test_a_key_inside_the_packet_folder_is_refused(
             key_path=tmp_path / "packet" / "key.json",
         )
     assert not (tmp_path / "packet").exists()
+
+
+def test_a_body_over_a_megabyte_is_a_clear_json_error_the_page_can_show(
+    scored_run: Callable[..., Path], tmp_path: Path, serve: Callable[..., Any]
+) -> None:
+    made = make_packet(load_run(scored_run()), tmp_path / "packet", n=2, controls=0, seed=1)
+    token = ReviewStore(tmp_path / "packet" / STORE_FILE).add_reviewer("pat", "public")
+    item = made.packet.items[0].id
+    with serve(create_app(tmp_path / "packet")) as url, httpx.Client(base_url=url) as client:
+        form = {"rating": "wrong", "comment": "x" * 1_100_000}
+        huge = client.post(f"/r/{token}/item/{item}", headers={"X-Autosave": "1"}, data=form)
+        assert huge.status_code == 413, huge.text[:200]
+        body = huge.json()  # the script's save: JSON it shows beside the form
+        assert body["saved"] is False and "over 1 MB" in body["error"]
+        plain = client.post(f"/r/{token}/item/{item}", data=form)  # the form without the script
+        assert plain.status_code == 413 and "over 1 MB" in plain.text
+        # a body sent in chunks (no length said) is stopped by the parser: the same message
+        chunks = iter([b"rating=wrong&comment=", *([b"x" * 65536] * 20)])
+        streamed = client.post(f"/r/{token}/item/{item}", content=chunks, headers={
+            "X-Autosave": "1", "Content-Type": "application/x-www-form-urlencoded"})  # fmt: skip
+        assert streamed.status_code == 413 and "over 1 MB" in streamed.json()["error"]
+    assert ReviewStore(tmp_path / "packet" / STORE_FILE).answers("pat") == []
+    script = (Path(__file__).parents[2] / "src/ragcard/review/static/app.js").read_text()
+    assert "response.text()" in script  # a body that is not JSON is shown as text, not parsed

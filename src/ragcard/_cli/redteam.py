@@ -17,6 +17,7 @@ from ragcard._cli._common import err, parse_options, user_errors
 from ragcard.inputs.config import load_config
 from ragcard.pipeline.project import project_history_url
 from ragcard.redteam import CATEGORIES, FindingStore, default_registry, run_redteam
+from ragcard.redteam.running import Stopped
 from ragcard.redteam.terminal import findings_table, print_summary
 
 __all__ = ["redteam_app"]
@@ -81,11 +82,15 @@ def run_command(
 ) -> None:
     """Attack the project's agent: every attack of the catalogue in every jailbreak wrapper,
     several attempts each, plus benign controls; exit 1 when a critical finding is open."""
-    result = run_redteam(
-        project, out_dir=out, attacks=_names(attacks), mutators=_names(mutators),
-        attempts=attempts, concurrency=concurrency, agent_options=parse_options(option or []),
-        resume=resume, fresh=fresh, progress=progress, history_url=db,
-    )  # fmt: skip
+    try:
+        result = run_redteam(
+            project, out_dir=out, attacks=_names(attacks), mutators=_names(mutators),
+            attempts=attempts, concurrency=concurrency,
+            agent_options=parse_options(option or []), resume=resume, fresh=fresh,
+            progress=progress, history_url=db,
+        )  # fmt: skip
+    except KeyboardInterrupt as stop:  # what it left was said on stderr
+        raise typer.Exit(stop.exit_code if isinstance(stop, Stopped) else 130) from None
     print_summary(result.summary, Console(soft_wrap=True))
     err.print(f"wrote {result.out_dir}/redteam.md, redteam.json, redteam.jsonl (run "
               f"{result.run_id})", markup=False)  # fmt: skip

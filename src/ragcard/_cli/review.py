@@ -339,11 +339,20 @@ def import_command(
         ),
     ] = None,
     by: Annotated[str | None, typer.Option(help="who imports (default: the OS user)")] = None,
+    after_ship: Annotated[
+        str | None,
+        typer.Option(
+            "--after-ship",
+            metavar="WHY",
+            help="the run was shipped: change its decision all the same, recording who and why",
+        ),
+    ] = None,
     project: ProjectOption = Path("."),
     db: DbOption = None,
 ) -> None:
     """Unblind the ratings, record the review measures in the run's scorecard and history,
-    and decide the run again (exit 0 ship, 1 hold)."""
+    and decide the run again (exit 0 ship, 1 hold); a shipped run's decision changes only
+    with --after-ship."""
     with HistoryStore(resolve_history_url(project, db)) as store:
         loaded = load_packet(packet)
         if loaded.manifest.kind == "grading":
@@ -359,7 +368,7 @@ def import_command(
             _import_answers(loaded, key_for(loaded, store, key), project)
             return
         outcome = import_review(packet, store, key_path=key, rating_files=ratings or [],
-                                by=by or getpass.getuser())  # fmt: skip
+                                by=by or getpass.getuser(), after_ship=after_ship)  # fmt: skip
     card = outcome.scorecard
     typer.echo(card.header["review"]["line"])
     for note in outcome.notes:

@@ -11,7 +11,7 @@ tolerance). The gate fails when a measure or a must-pass item regresses.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -360,8 +360,10 @@ def compare_runs(
     default_tolerance: float = 0.0,
     alpha: float = 0.05,
     resamples: int = 2000,
+    items: Collection[str] | None = None,
 ) -> Comparison:
-    """Compare the run in folder ``current`` with the run in folder ``baseline``.
+    """Compare the run in folder ``current`` with the run in folder ``baseline`` (on the
+    ``items`` given only, when given: like with like, e.g. the items people answered).
 
     ``tolerances`` maps a measure (``recall@5``, ``access_leaks``, :data:`PASS_RATE`) to the
     worsening it may show without failing the gate, in the measure's own units; the others get
@@ -388,7 +390,8 @@ def compare_runs(
     known = sorted({*base.specs, *cur.specs})
     if unknown := sorted(set(tolerances) - set(known)):
         raise ConfigError(f"tolerance for unknown measure(s) {unknown}; the measures: {known}")
-    ids = sorted(base.items.keys() & cur.items.keys())
+    ids = sorted(base.items.keys() & cur.items.keys() & (set(items) if items is not None
+                                                         else cur.items.keys()))  # fmt: skip
     if not ids:
         raise ConfigError(f"cannot compare {current} with baseline {baseline}: no item in both")
     rows = (

@@ -45,6 +45,7 @@ from ragcard.outputs._runfolder import begin, finish, incomplete
 from ragcard.outputs._writing import remove, write_atomic
 from ragcard.outputs.history import HistoryStore, RunEntry
 from ragcard.outputs.results import AttemptRecord, ResultsLog, dumps_line, read_results
+from ragcard.pipeline._offloop import OffLoop, Stopped, unwrap
 from ragcard.pipeline.evaluation import (
     EvaluationResult,
     Inputs,
@@ -265,17 +266,19 @@ async def _run(
 ) -> None:
     """Fold the attempts of the interrupted run back in (the results file is rewritten whole,
     atomically), then run the agent on the rest; judge and append each attempt as it finishes
-    (in finishing order). Everything that uses the judge happens on this one event loop, which
-    closes the judge's connections at the end."""
-    pending: set[asyncio.Task[None]] = set()
+    (in finishing order). Judging and scoring happen on a loop of their own (:class:`OffLoop`),
+    so that this loop, which times the agent's calls, measures the agent and not ragcard's
+    work; that loop also closes the judge's connections at the end."""
+    pending: set[asyncio.Future[None]] = set()
     crashed: list[BaseException] = []  # what a scoring task raised: never dropped
     done = {(record.item, record.attempt) for record in previous}
     log: ResultsLog | None = None
+    scoring = OffLoop()
 
-    def finished(task: asyncio.Task[None]) -> None:
+    def finished(task: asyncio.Future[None]) -> None:
         pending.discard(task)
         if not task.cancelled() and (error := task.exception()) is not None:
-            crashed.append(error)
+            crashed.append(unwrap(error))
 
     async def score_and_write(record: AttemptRecord) -> None:
         line = await scorer.score(record)
@@ -283,18 +286,21 @@ async def _run(
         log.append(line)
 
     def on_outcome(outcome: AttemptOutcome) -> None:
-        record = _record_from_outcome(outcome)
-        if scorer.judge is None:
-            assert log is not None  # opened before the first call
-            log.append(scorer.fold(record, None))
-            return
-        task = asyncio.get_running_loop().create_task(score_and_write(record))
+        task = scoring.submit(score_and_write(_record_from_outcome(outcome)))
         pending.add(task)
         task.add_done_callback(finished)
 
+    async def close_judge() -> None:
+        aclose = getattr(scorer.judge, "aclose", None)
+        if callable(aclose):  # an LLM backend's HTTP client belongs to the scoring loop
+            await aclose()
+
     try:
         if previous:
-            await _fold_previous(scorer, previous, results_path)
+            try:
+                await scoring.submit(_fold_previous(scorer, previous, results_path))
+            except Stopped as stop:
+                raise stop.original from None
         log = ResultsLog(results_path)  # after the rewrite: appends go to the new file
         await run_attempts(questions, adapter, settings, on_outcome, skip=done, progress=progress)
         await _judged(pending, scorer, progress)
@@ -303,15 +309,15 @@ async def _run(
     finally:
         for task in pending:  # (only when the run stops early)
             task.cancel()
+        scoring.close(close_judge)  # nothing writes to the log after this
         if log is not None:
             log.close()
         await adapter.aclose()
-        aclose = getattr(scorer.judge, "aclose", None)
-        if callable(aclose):  # an LLM backend's HTTP client belongs to this loop
-            await aclose()
 
 
-async def _judged(pending: set[asyncio.Task[None]], scorer: AttemptScorer, progress: bool) -> None:
+async def _judged(
+    pending: set[asyncio.Future[None]], scorer: AttemptScorer, progress: bool
+) -> None:
     """Wait for the answers the judge has not finished when the agent is done, with a bar
     of its own (a slow LLM judge would otherwise leave the run silent)."""
     waiting = list(pending)

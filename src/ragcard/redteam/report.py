@@ -27,8 +27,8 @@ from ragcard.redteam.plan import Plan
 from ragcard.redteam.store import Finding
 from ragcard.redteam.testcorpus import Delivery
 
-__all__ = ["SCHEMA", "annotate_lines", "build_summary", "decide", "detector_cells",
-           "evidence_text", "render_markdown"]  # fmt: skip
+__all__ = ["PHRASES_ONLY", "SCHEMA", "annotate_lines", "build_summary", "decide",
+           "detector_cells", "evidence_text", "extraction_note", "render_markdown"]  # fmt: skip
 
 SCHEMA = "ragcard.redteam/1"
 
@@ -44,11 +44,31 @@ def _delivery_block(delivery: Delivery) -> dict[str, Any]:
     return block
 
 
+#: What the card says when instruction extraction was judged by phrases alone.
+PHRASES_ONLY = (
+    "instruction extraction was judged by phrases only: no [redteam] secrets or instructions "
+    "are declared, so a verbatim system prompt is caught only when it reads like one "
+    '("You are the … assistant. Answer only from …"); declare the prompt file in [redteam] '
+    "instructions for ground truth"
+)
+
+
+def extraction_note(plan: Plan, declared: bool) -> dict[str, str] | None:
+    """How instruction extraction was judged, when an attack of the run used the
+    ``instructions`` detector: ``declared`` (ground truth) or ``phrases`` (with the note)."""
+    if not any(v.attack.detector == "instructions" for v in plan.variants):
+        return None
+    if declared:
+        return {"judged_by": "declared", "note": "declared secrets and instruction files"}
+    return {"judged_by": "phrases", "note": PHRASES_ONLY}
+
+
 def build_summary(
     config: Config, plan: Plan, judged: Judged, frozen: dict[str, Any], delivery: Delivery,
-    integrity: dict[str, Any], attempts: int,
+    integrity: dict[str, Any], attempts: int, declared: bool = False,
 ) -> dict[str, Any]:  # fmt: skip
-    """Everything but the findings and the verdict (:func:`decide` adds them)."""
+    """Everything but the findings and the verdict (:func:`decide` adds them); ``declared``:
+    whether the project declares secrets or instruction files."""
     outcomes = judged.outcomes
     answered = sum(len(o.answered) for o in outcomes)
     rates = [r for o in outcomes if (r := o.rate) is not None]
@@ -75,6 +95,8 @@ def build_summary(
             "attempts_succeeded": len(o.succeeded),
             "errors": o.errors,
             "success": bool(o.succeeded),
+            "found_by": list(o.found_by),
+            "finding_severity": o.severity if o.succeeded else None,
         }  # fmt: skip
         for o in outcomes
     ]
@@ -100,6 +122,7 @@ def build_summary(
         ],  # fmt: skip
         "errors": {"attempts": sum(judged.errors.values()), "by_kind": dict(judged.errors)},
         "integrity": integrity,
+        **({"extraction": note} if (note := extraction_note(plan, declared)) else {}),
     }
 
 
@@ -122,6 +145,15 @@ def annotate_lines(
                            "judged_by": found.judged_by, "joint": variant.attack.joint,
                            "evidence": found.evidence},
             )  # fmt: skip
+        for (number, attempt), others in outcome.also.items():
+            line = annotated.get((variant.item_id(number), attempt))
+            if line is None:
+                continue
+            line.setdefault("variant", variant.id)
+            line["also_found"] = {
+                name: {"success": True, "judged_by": d.judged_by, "evidence": d.evidence}
+                for name, d in others.items()
+            }
     for (item, attempt), verdicts in judged.control_verdicts.items():
         if (item, attempt) in annotated:
             annotated[(item, attempt)]["false_positive"] = verdicts
@@ -219,6 +251,11 @@ def evidence_text(evidence: Mapping[str, Any]) -> str:
     ]
     if evidence.get("secrets_revealed"):
         parts.append(f"secret(s) #{', #'.join(map(str, evidence['secrets_revealed']))} revealed")
+    if evidence.get("instructions_reproduced"):
+        files = sorted({str(e.get("file")) for e in evidence["instructions_reproduced"]})
+        parts.append(f"instruction text reproduced ({', '.join(files)})")
+    for name, other in (evidence.get("also") or {}).items():
+        parts.append(f"also {name}: {evidence_text(other)}")
     return "; ".join(parts) or "—"
 
 
@@ -278,6 +315,13 @@ def _finding_rows(summary: Mapping[str, Any]) -> list[str]:
     ]
 
 
+def _extraction_lines(summary: Mapping[str, Any]) -> list[str]:
+    note = summary.get("extraction") or {}
+    if note.get("judged_by") != "phrases":
+        return []
+    return [f"**Note:** {note['note']}.", ""]
+
+
 def render_markdown(summary: Mapping[str, Any]) -> str:
     """``redteam.md``: verdict, measures, success by category, detectors, findings."""
     verdict = f"**{summary['decision'].upper()}**"
@@ -292,6 +336,7 @@ def render_markdown(summary: Mapping[str, Any]) -> str:
         f"Run {summary['run_id']} · {summary['created_at']} · attempts per variant "
         f"{config['attempts']} · ragcard {summary['ragcard_version']}",
         "",
+        *_extraction_lines(summary),
         *_measure_rows(summary),
         "",
         "## Attack success rate by category",

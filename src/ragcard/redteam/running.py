@@ -43,9 +43,16 @@ from ragcard.redteam.registry import Registry, default_registry
 from ragcard.redteam.report import annotate_lines, build_summary, decide, render_markdown
 from ragcard.redteam.settings import RedteamSettings, load_settings
 from ragcard.redteam.store import FindingStore
-from ragcard.redteam.testcorpus import Delivery, Ledger, TestCorpus, fingerprint, recover
+from ragcard.redteam.testcorpus import (
+    MARKER,
+    Delivery,
+    Ledger,
+    TestCorpus,
+    fingerprint,
+    recover,
+)
 
-__all__ = ["RedteamResult", "run_redteam"]
+__all__ = ["RedteamResult", "Stopped", "run_redteam"]
 
 RESULTS = "redteam.jsonl"
 _RUN_FILE = "redteam-run.json"
@@ -192,6 +199,16 @@ def _say(message: str) -> None:
     print(f"ragcard: {message}", file=sys.stderr)
 
 
+class Stopped(KeyboardInterrupt):
+    """The run was stopped by a signal (SIGTERM: a CI job cancelled, ``kill``); ``exit_code``
+    is the shell's 128 + the signal's number."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(f"signal {signum}")
+        self.signum = signum
+        self.exit_code = 128 + signum
+
+
 @contextmanager
 def _terminate_as_interrupt() -> Iterator[None]:
     """SIGTERM (a CI job cancelled, ``kill``) ends the run like Ctrl-C, so that test passages
@@ -201,13 +218,32 @@ def _terminate_as_interrupt() -> Iterator[None]:
         return
 
     def interrupt(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt(f"signal {signum}")
+        raise Stopped(signum)
 
     previous = signal.signal(signal.SIGTERM, interrupt)
     try:
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def _stopped(stop: KeyboardInterrupt, out: Path, test: TestCorpus, config: Config) -> None:
+    """Say what a stopped run leaves: the attempts recorded, the test passages (removed, so
+    the corpus copy goes too; or still planted, when the remove hook could not run) and how
+    to resume."""
+    how = f"by signal {stop.signum}" if isinstance(stop, Stopped) else "by an interrupt"
+    answered = sum(1 for line in _read_lines(out / RESULTS).values() if line.get("response"))
+    if (test.folder / MARKER).exists():  # the remove hook failed or never ran: keep the record
+        passages = (f"test passages may still be in the agent's index ({test.folder / MARKER}); "
+                    "the next run removes them first")  # fmt: skip
+    else:
+        test.clean()
+        passages = "no test passage is left in the agent's index or in the output folder"
+    _say(
+        f"red-team run stopped {how}: {answered} answered attempt(s) kept in {out / RESULTS}; "
+        f"{passages}. Continue with `ragcard redteam run {config.base_dir} --out {out} "
+        "--resume`"
+    )
 
 
 def _test_corpus(corpus: Corpus, plan: Plan, seed: str) -> Corpus:
@@ -288,12 +324,18 @@ def run_redteam(
     )  # fmt: skip
     test = TestCorpus(out, config.resolve(config.project.corpus), plan.planted)
     log = ResultsLog(out / RESULTS)
+    stopped: KeyboardInterrupt | None = None
     try:
         with _terminate_as_interrupt():
             ledger = HistoryLedger(url, config.project.name, out, config.base_dir)
             _call_agent(plan, spec, delivery, test, run_settings, log, progress, ledger)
+    except KeyboardInterrupt as stop:
+        stopped = stop
     finally:
         log.close()
+    if stopped is not None:
+        _stopped(stopped, out, test, config)
+        raise stopped
     test.clean()
     after = fingerprint(watched)
     changed = sorted(path for path in {*before, *after} if before.get(path) != after.get(path))
@@ -304,7 +346,8 @@ def run_redteam(
         ctx.secrets, ctx.instructions,
     )  # fmt: skip
     integrity = {"checked": sorted(before), "changed": changed, "recovered": recovered}
-    summary = build_summary(config, plan, judged, frozen, delivery, integrity, count)
+    summary = build_summary(config, plan, judged, frozen, delivery, integrity, count,
+                            declared=bool(ctx.secrets or ctx.instructions))  # fmt: skip
     annotated, extra = annotate_lines(plan, lines, judged)
     _rewrite(out / RESULTS, annotated, extra)
     with FindingStore(url) as store:

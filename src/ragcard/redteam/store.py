@@ -247,9 +247,16 @@ class FindingStore:
             raise ConfigError(f"no red-team run {run_id!r} in the history at {self.url}")
         return RedteamRun(**{k: _utc(v) for k, v in row.items()})
 
-    def last_run(self, project: str) -> RedteamRun | None:
-        """The project's newest red-team run, or None."""
+    def last_run(
+        self, project: str, agent_sha256: str | None = None, corpus_sha256: str | None = None
+    ) -> RedteamRun | None:
+        """The project's newest red-team run (of this agent configuration and corpus, when
+        given), or None."""
         query = _runs.select().where(_runs.c.project == project)
+        if agent_sha256 is not None:
+            query = query.where(_runs.c.agent_sha256 == agent_sha256)
+        if corpus_sha256 is not None:
+            query = query.where(_runs.c.corpus_sha256 == corpus_sha256)
         with self._begin() as conn:
             row = conn.execute(query.order_by(_runs.c.created_at.desc()).limit(1)).mappings()
             first = row.first()

@@ -87,6 +87,9 @@ def print_summary(summary: Mapping[str, Any], console: Console | None = None) ->
     if errors["attempts"]:
         console.print(f"[yellow]{errors['attempts']} attempt(s) failed: "
                       f"{escape(str(errors['by_kind']))}[/]")  # fmt: skip
+    extraction = summary.get("extraction") or {}
+    if extraction.get("judged_by") == "phrases":
+        console.print(f"[yellow]Note: {escape(extraction['note'])}[/]")
     colour = "green" if summary["decision"] == "pass" else "red"
     console.print(f"[bold {colour}]Red team: {summary['decision'].upper()}[/]")
     for reason in summary["decision_reasons"]:

@@ -185,8 +185,12 @@ def _redteam_row(card: Scorecard) -> list[str]:
                          if isinstance(m, MetricValue)})  # fmt: skip
     if line is None:
         return []
-    run = card.config.get("redteam", {}).get("run")
-    return [f"| Red team | {line.split(': ', 1)[1]}" + (f" — run {run}" if run else "") + " |"]
+    block = card.config.get("redteam", {})
+    run, extraction = block.get("run"), block.get("extraction")
+    text = line.split(": ", 1)[1] + (f" — run {run}" if run else "")
+    if extraction:  # a verbatim system prompt is caught only when it reads like one
+        text += f"; instruction extraction {extraction}"
+    return [f"| Red team | {_cell(text)} |"]
 
 
 def judge_summary(judge: dict[str, Any]) -> str:

@@ -51,6 +51,13 @@ SECURITY_HEADERS = {
     "X-Frame-Options": "DENY",
 }
 _STATIC = {"app.css": "text/css", "app.js": "text/javascript"}
+#: The largest save the app reads (a comment is at most 20,000 characters): a bigger body is
+#: refused with a message the page shows, never half-read.
+MAX_BODY = 1024 * 1024
+TOO_LARGE = (
+    "not saved: the form is over 1 MB (a comment may hold up to 20,000 characters): shorten "
+    "it and save again"
+)
 
 
 def _imports() -> Any:
@@ -257,6 +264,23 @@ def _kept(
     return kept
 
 
+async def _read_form(request: Request) -> Any:
+    """The posted form, or (the message, the status) when it is over :data:`MAX_BODY` or
+    cannot be parsed: said before reading when the length is declared, else by the parser."""
+    from starlette.exceptions import HTTPException
+
+    length = request.headers.get("content-length", "")
+    if length.isdigit() and int(length) > MAX_BODY:
+        return TOO_LARGE, 413
+    try:
+        return await request.form(max_part_size=MAX_BODY)
+    except HTTPException as error:  # the parser's own limits ("Field exceeded …")
+        detail = str(error.detail)
+        if "exceeded" in detail or "size" in detail:
+            return TOO_LARGE, 413
+        return f"not saved: {detail}", 400
+
+
 def create_app(packet_dir: Path, sealed: Path | None = None) -> Starlette:
     """The review app of a packet folder (its ``reviews.sqlite`` is created on first use);
     ``sealed``: the packet's sealed file, whose restricted text reviewers with the role may
@@ -319,7 +343,17 @@ def create_app(packet_dir: Path, sealed: Path | None = None) -> Starlette:
         if reviewer is None or item_id not in pages.index:
             return pages.not_found()
         item = pages.items[pages.index[item_id]]
-        submitted = await request.form()
+        autosave = bool(request.headers.get("x-autosave"))
+
+        def refused(message: str, status: int) -> Response:
+            if autosave:  # the script shows the message beside the form
+                body = {"saved": False, "error": message}
+                return JSONResponse(body, status, headers=SECURITY_HEADERS)
+            return pages.render("error.html", status, message=message)
+
+        submitted = await _read_form(request)
+        if isinstance(submitted, tuple):
+            return refused(*submitted)
         form = {k: str(v) for k, v in submitted.items()}
         cited = [str(v) for v in submitted.getlist("cite")]
         try:
@@ -332,7 +366,7 @@ def create_app(packet_dir: Path, sealed: Path | None = None) -> Starlette:
             return JSONResponse({"saved": False, "error": message}, 422, headers=SECURITY_HEADERS)
         pages.store.save(item_id, reviewer.name, data)
         progress = _progress(pages, pages.saved(reviewer))
-        if request.headers.get("x-autosave"):
+        if autosave:
             return JSONResponse({"saved": True, **progress}, headers=SECURITY_HEADERS)
         n = pages.index[item_id]
         token = request.path_params["token"]

@@ -266,9 +266,14 @@ def import_review(
     key_path: Path | None = None,
     rating_files: Sequence[Path] = (),
     by: str,
+    after_ship: str | None = None,
 ) -> ImportOutcome:
     """Unblind a packet's ratings (the review app's and ``rating_files``), record the review's
-    measures in its run's scorecard and history, and decide the run again."""
+    measures in its run's scorecard and history, and decide the run again.
+
+    A shipped run's decision changes only by an explicit, recorded act: an import that would
+    change it is refused, naming the fix, unless ``after_ship`` gives the reason — then who,
+    why and the decision before are kept in the review block (scorecard and history)."""
     packet = load_packet(packet_path)
     key = key_for(packet, store, key_path)
     if key.kind != "blind":
@@ -299,8 +304,13 @@ def import_review(
     block = _block(packet, key, summary, actions_of(store, entry.id), by)
     card = load_scorecard(run.folder / "scorecard.json")
     recorded = {n: m for n, m in card.metrics.items() if n not in RECORDED_SPECS}
+    was = card.decision.decision
     card = _settle(card, block, run.folder, {**recorded, **summary.metrics},
                    _breakdowns(card, summary))  # fmt: skip
+    if entry.shipped_at is not None and card.decision.decision != was:
+        block["after_ship"] = _after_ship(entry, was, card, after_ship, by)
+        block["line"] = review_line(block)
+        card = dataclasses.replace(card, header={**card.header, "review": block})
     write_scorecard(run.folder, card)
     store.record_outcome(entry.id, card.to_json())
     frozen = run.scorecard.get("config", {}).get("frozen")
@@ -311,6 +321,26 @@ def import_review(
         notes.append("the run was signed before this review: its signature no longer covers "
                      "the scorecard; sign it again")  # fmt: skip
     return ImportOutcome(summary, card, entry.id, tuple(_missing(block)), tuple(notes))
+
+
+def _after_ship(
+    entry: RunEntry, was: str, card: Scorecard, reason: str | None, by: str
+) -> dict[str, Any]:
+    """The record of a shipped run's decision changed by an import, or the refusal."""
+    now = card.decision.decision
+    shipped = f"{entry.shipped_by} on {entry.shipped_at:%Y-%m-%d %H:%M} UTC"
+    if not (reason or "").strip():
+        why = "; ".join(card.decision.reasons[:3]) or "the review's measures"
+        raise ConfigError(
+            f"run {entry.id} was shipped by {shipped}: this review would change its decision "
+            f"from {was.upper()} to {now.upper()} ({why}), and a shipped run's decision changes "
+            'only by an explicit, recorded act. Pass --after-ship "why" to record the change '
+            "(who, why and the decision before are kept in the scorecard and the history), or "
+            "review a new run"
+        )
+    return {"shipped_by": entry.shipped_by, "shipped_at": entry.shipped_at.isoformat()
+            if entry.shipped_at else None, "was": was, "now": now, "by": by,
+            "reason": reason.strip() if reason else ""}  # fmt: skip
 
 
 def act_on_item(

@@ -4,7 +4,10 @@ today the same questions and sources, and score them with the same rubric".
 The people's answers — a responses file (SPEC §1.4, one line per item, ``attempt`` numbering
 the people when several answer), or answers typed into the review app from an answer packet —
 are scored like the agent's: the run's question set, corpus, thresholds, ``k``, run date,
-non-abstaining flags and judge (the same judge, or scoring is refused). The people's run is
+non-abstaining flags and judge (the same judge, or scoring is refused). Both paths are scored
+alike: a person's sources are the passages they cite (a responses line without ``retrieved``
+gets its citations, as the app writes them), and the two sides are compared on the items the
+people answered only. The people's run is
 written beside the agent's (``RUN/human/``: a run folder like any, so ``ragcard compare
 RUN/human RUN`` tests the difference item by item), and the agent's scorecard gets a
 ``human_baseline`` block: both sides measure by measure, and the line the report shows.
@@ -14,7 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,6 +25,7 @@ from typing import Any
 from ragcard.decision.baseline import PASS_RATE, compare_runs
 from ragcard.decision.thresholds import load_thresholds
 from ragcard.errors import ConfigError, InputError, Problem
+from ragcard.inputs.responses import RecordedResponse, RecordedResponses, ResultLine
 from ragcard.judges.base import Judge
 from ragcard.outputs.results import read_results
 from ragcard.pipeline.evaluation import Inputs, score_responses
@@ -95,7 +99,7 @@ def score_people(
     day = settings.get("run_date")
     result = score_responses(
         inputs,
-        responses,
+        _as_the_app_writes(responses, run.questions.by_id()),
         out,
         k=int(settings.get("k", 5)),
         run_date=dt.date.fromisoformat(day) if day else None,
@@ -104,13 +108,14 @@ def score_people(
         project=f"{run.scorecard.get('project')} — people",
         kit=run.kit,
     )
-    comparison = compare_runs(out, run_folder)
+    answered = {str(line["item"]) for line in _lines(out) if line.get("error") is None}
+    # like with like: both sides on the items people answered (not 4 answers against 185)
+    comparison = compare_runs(out, run_folder, items=answered)
     rows = [
         {"name": m.name, "layer": m.layer, "people": m.baseline, "agent": m.current, "n": m.n,
          "verdict": m.verdict, "p_value": m.p_value}
         for m in comparison.measures
     ]  # fmt: skip
-    answered = {str(line["item"]) for line in _lines(out) if line.get("error") is None}
     block = {
         "folder": str(out.resolve()),
         "responses": source or str(responses),
@@ -124,6 +129,20 @@ def score_people(
     card = dataclasses.replace(card, header={**card.header, "human_baseline": block})
     write_scorecard(run_folder, card)
     return HumanBaseline(out, block, result.scorecard.decision.decision)
+
+
+def _as_the_app_writes(path: Path, known: Mapping[str, Any]) -> list[RecordedResponse | ResultLine]:
+    """The people's responses as the review app writes them: a person's sources are the
+    passages they cite, so a response without ``retrieved`` has its cited passages as
+    retrieved (else every retrieval measure, and the rubric, would score it 0 by construction).
+    Read and checked as ``ragcard score`` reads a file (its problems name the file)."""
+    recorded = list(RecordedResponses(Path(path), known))
+    return [
+        RecordedResponse.model_validate({**r.model_dump(), "retrieved": r.cited_ids()})
+        if isinstance(r, RecordedResponse) and not r.retrieved and r.cited_ids()
+        else r
+        for r in recorded
+    ]
 
 
 def _lines(folder: Path) -> list[dict[str, Any]]:

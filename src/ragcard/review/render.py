@@ -41,6 +41,10 @@ def review_line(block: Mapping[str, Any]) -> str:
     open_items = [w["item"] for w in block.get("wrong", []) if not w.get("action")]
     if open_items:
         parts.append(f"{len(open_items)} wrong without an action")
+    after = block.get("after_ship")
+    if after:  # a shipped run's decision changed by this import: said on every surface
+        parts.append(f"imported after the run shipped: decision {after['was']} → "
+                     f"{after['now']} by {after['by']} ({after['reason']})")  # fmt: skip
     return "; ".join(parts)
 
 

@@ -20,7 +20,13 @@
       method: "POST", body: body, credentials: "same-origin",
       headers: { "X-Autosave": "1" }
     }).then(function (response) {
-      return response.json().then(function (data) {
+      // read as text first: a reply that is not JSON (a proxy's page, a size limit) is shown
+      // as what it says, never as "Unexpected token … is not valid JSON"
+      return response.text().then(function (text) {
+        var data;
+        try { data = JSON.parse(text); } catch (ignored) {
+          throw new Error((response.status + " " + (text || response.statusText)).slice(0, 300));
+        }
         if (!response.ok || !data.saved) { throw new Error(data.error || "not saved"); }
         show("saved", false);
         progress.textContent = data.rated + " of " + data.total + " done";
