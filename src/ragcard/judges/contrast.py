@@ -361,7 +361,7 @@ def _changes(
             continue
         if _stated(claim, c1, c2, copied):
             continue
-        contrast = _contrast(claim, evidence, (c1, c2, e1, e2), names_only)
+        contrast = _contrast(claim, evidence, (c1, c2, e1, e2), names_only, edge)
         if contrast is not None:
             yield c1, c2, contrast
 
@@ -386,7 +386,7 @@ def _stated(claim: list[_Token], c1: int, c2: int, copied: set[tuple[str, ...]])
 
 def _contrast(
     claim: list[_Token], evidence: list[_Token], where: tuple[int, int, int, int],
-    names_only: bool,
+    names_only: bool, edge: bool = False,
 ) -> Contrast | None:
     """The contrast a tight change makes, read with the clauses around it on both sides: a
     negation or a modal word in the change counts only if the clauses disagree ("must not
@@ -395,11 +395,15 @@ def _contrast(
     c1, c2, e1, e2 = where
     ours, theirs = claim[c1:c2], evidence[e1:e2]
     kind: str | None = None
-    if not names_only:
+    w = WINDOW
+    spans = (claim[max(0, c1 - w) : c2 + w], evidence[max(0, e1 - w) : e2 + w])
+    if not names_only or edge and not _has_polarity(ours, theirs):
+        # (a relation word at a claim's edge is read too: "Higher activity" for "The lower
+        # levels"; a negation there is not: "Nobody may" for "Everyone needs a badge to")
         mine, yours = _clause_around(claim, c1, c2), _clause_around(evidence, e1, e2)
-        if _has_polarity(ours, theirs) and _focus_in_place(ours, theirs):
+        if not edge and _has_polarity(ours, theirs) and _focus_in_place(ours, theirs):
             kind = _polarity(mine, yours)
-        if kind is None and _axis_flip(ours, theirs, claim, evidence) and (
+        if kind is None and _axis_flip(ours, theirs, *spans) and (
             _parity(mine, yours) == _parity(yours, mine)
         ):
             kind = "relation"
@@ -518,18 +522,27 @@ def _axis_flip(
     ours: list[_Token], theirs: list[_Token], claim: list[_Token], evidence: list[_Token]
 ) -> bool:
     """Whether the change puts one value of an axis where the evidence has another, unless
-    both sentences state both values ("if a deposit is positive, a withdrawal is negative"
-    for "if positive represents a deposit, negative represents a withdrawal" reorders)."""
+    the words around the change on both sides (``claim``, ``evidence``) hold each value as often ("if a
+    deposit is positive, a withdrawal is negative" for "if positive represents a deposit,
+    negative represents a withdrawal" reorders)."""
     for axis in {t.axis[0] for t in ours if t.axis} & {t.axis[0] for t in theirs if t.axis}:
         if axis == MODAL_AXIS:
             continue  # read with the negations (_polarity)
         mine, yours = _values(ours, axis), _values(theirs, axis)
         if not mine or not yours or mine & yours:
             continue
-        both = mine | yours
-        if not (both <= _values(claim, axis) and both <= _values(evidence, axis)):
+        # the same values as often on both sides (of the aligned words): a reordering
+        if _counts(claim, axis) != _counts(evidence, axis):
             return True
     return False
+
+
+def _counts(tokens: list[_Token], axis: str) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for t in tokens:
+        if t.axis is not None and t.axis[0] == axis:
+            counts[t.axis[1]] = counts.get(t.axis[1], 0) + 1
+    return counts
 
 
 def _name_swap(ours: list[_Token], theirs: list[_Token], strict: bool = False) -> bool:
