@@ -522,8 +522,8 @@ def _axis_flip(
     ours: list[_Token], theirs: list[_Token], claim: list[_Token], evidence: list[_Token]
 ) -> bool:
     """Whether the change puts one value of an axis where the evidence has another, unless
-    the words around the change on both sides (``claim``, ``evidence``) hold each value as often ("if a
-    deposit is positive, a withdrawal is negative" for "if positive represents a deposit,
+    the words around it on both sides (``claim``, ``evidence``) hold each value as often ("if
+    a deposit is positive, a withdrawal is negative" for "if positive represents a deposit,
     negative represents a withdrawal" reorders)."""
     for axis in {t.axis[0] for t in ours if t.axis} & {t.axis[0] for t in theirs if t.axis}:
         if axis == MODAL_AXIS:
