@@ -274,7 +274,10 @@ def _focus_in_place(ours: list[_Token], theirs: list[_Token]) -> bool:
         words = {t.norm for t in other}
         for i, token in enumerate(side):
             if token.negative:
-                focus = next((t for t in side[i + 1 :] if t.content and not t.negative), None)
+                after = side[i + 1 :]
+                if after and after[0].word == "longer":  # "no longer [required]"
+                    after = after[1:]
+                focus = next((t for t in after if t.content and not t.negative), None)
                 if focus is not None and focus.norm not in words and not any(
                     w.endswith("less") and w[:-4] == focus.norm for w in words
                 ):
@@ -292,12 +295,14 @@ def _has_polarity(ours: list[_Token], theirs: list[_Token]) -> bool:
 
 
 def _clause_around(tokens: list[_Token], a: int, b: int) -> list[_Token]:
-    """The tokens of the clause(s) holding positions ``a`` to ``b`` (a gap when equal)."""
+    """The tokens of the clause(s) holding positions ``a`` to ``b`` (a gap when equal), cut
+    at connectives and strong marks only: a negation reaches across a list's commas ("Never
+    accept gifts, hospitality or favours from a customer during a tender")."""
     start = a if a < b else max(a - 1, 0)
-    while start > 0 and not tokens[start].clause:
+    while start > 0 and not tokens[start].strong:
         start -= 1
     end = max(b, start + 1)
-    while end < len(tokens) and not tokens[end].clause:
+    while end < len(tokens) and not tokens[end].strong:
         end += 1
     return tokens[start:end]
 
@@ -333,8 +338,10 @@ def _name_swap(ours: list[_Token], theirs: list[_Token], strict: bool = False) -
     """A name on one side where the other has another capitalised word (a name, or, unless
     ``strict``, a word capitalised at the start of its sentence: "London are replaced" for
     "Laptops are")."""
-    mine = [t for t in ours if t.name or t.capital and not strict]
-    yours = [t for t in theirs if t.name or t.capital and not strict]
+    # a word capitalised only by its place counts in a one-for-one swap alone
+    loose = not strict and len(ours) == len(theirs) == 1
+    mine = [t for t in ours if t.name or t.capital and loose]
+    yours = [t for t in theirs if t.name or t.capital and loose]
     if not mine or not yours or not any(t.name for t in mine + yours):
         return False
     if {t.norm for t in mine} & {t.norm for t in yours}:

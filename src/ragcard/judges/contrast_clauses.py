@@ -69,7 +69,7 @@ def _clause_negation(ours: list[_Token], candidates: list[list[_Token]]) -> Cont
         if not _focus_shared(piece, theirs):
             continue
         mine, yours = _surface(piece), "; ".join(_surface(c) for c in chosen)
-        if _parity(piece, theirs):
+        if _parity(piece, theirs, False):
             return Contrast("negation", mine, yours, f"negates '{yours}' (says '{mine}')")
         return Contrast("negation", mine, yours, f"drops the negation in '{yours}' (says '{mine}')")
     return None
@@ -180,8 +180,11 @@ def _clause_relation(ours: list[_Token], candidates: list[list[_Token]]) -> Cont
         if len(covered) < RELATION_MATCH * len(terms):
             continue
         clause = chosen[0]
+        sentence = next(s for s in candidates if any(t is clause[0] for t in s))
         for axis in sorted(axes):
             mine, yours = _values(piece, axis), _values(clause, axis)
+            if mine & _values(sentence, axis):
+                continue  # the sentence states the claim's value too ("first … and a final")
             both = _values(ours, axis) >= mine | yours  # the claim states both: a reordering
             if mine and yours and not mine & yours and not both and (
                 _parity(piece, clause, False) == _parity(clause, piece, False)

@@ -50,6 +50,7 @@ class _Token:
     capital: bool = False  # capitalised, not a stop word or title (a name at a sentence start?)
     question: bool = False  # the last token of a question
     content: bool = True  # a content word as the lexical judge reads them
+    strong: bool = False  # a clause starts here at a connective or at ; : ( ) – —
 
 
 _TOKEN = re.compile(
@@ -120,12 +121,13 @@ def _tokens(text: str) -> list[_Token]:
         negative = not neutral[i] and lower in NEGATIVE_WORDS and not title
         gap = text[raw[i - 1][3] : start] if i else ""
         clause = lower in _CONNECTIVES or any(mark in gap for mark in _CLAUSE_MARKS)
+        strong = lower in _CONNECTIVES or any(mark in gap for mark in _STRONG_MARKS)
         capital = surface[0].isupper() and lower not in STOPWORDS and lower not in TITLES
         question = i == len(raw) - 1 and text[end:].strip().startswith("?")
         content = len(lower) > 1 and bool(content_terms(lower))
         out.append(_Token(norm, lower, surface, start, end, name, negative, neutral[i],
                           None if neutral[i] else axis, clause, capital, question,
-                          content))  # fmt: skip
+                          content, strong))  # fmt: skip
     return out
 
 
@@ -297,6 +299,7 @@ def _clauses_of(sentence: list[_Token]) -> list[list[_Token]]:
 
 
 _CLAUSE_MARKS = ",;:()[]\u2013\u2014"
+_STRONG_MARKS = ";:()[]\u2013\u2014"
 
 
 _CONNECTIVES = frozenset(
