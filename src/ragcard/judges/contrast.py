@@ -72,6 +72,8 @@ WINDOW = 4
 MAX_SPAN = 3
 
 
+#: Shared tokens around a swap of a name for a name, at least.
+NAME_CONTEXT = 2
 #: Shared tokens around a change, before and after together, at least.
 MIN_CONTEXT = 3
 
@@ -210,8 +212,18 @@ def _changes(
         before, after = _equal_run(codes, n - 1), _equal_run(codes, n + 1)
         if (at_start or at_end) and (c1 == c2 or e1 == e2):
             continue  # words only one side has at the claim's edge: an addition, not a change
-        if not ((before or at_start) and (after or at_end) and before + after >= MIN_CONTEXT):
+        if not ((before or at_start) and (after or at_end)):
             continue
+        if before + after < MIN_CONTEXT:
+            # two shared words suffice around a name swapped for a name ("Bible is convinced"
+            # for "Delmar is convinced"): nothing else reads as one
+            near = claim[max(0, c1 - before) : c1] + claim[c2 : c2 + after]
+            if before + after < NAME_CONTEXT or not (
+                any(t.name for t in claim[c1:c2]) and any(t.name for t in evidence[e1:e2])
+                and any(t.content and not t.name for t in near)
+            ):
+                continue
+            names_only = True
         if _stated(claim, c1, c2, copied):
             continue
         contrast = _contrast(claim, evidence, (c1, c2, e1, e2), names_only, edge)
