@@ -72,8 +72,11 @@ WINDOW = 4
 MAX_SPAN = 3
 
 
-#: Shared tokens around a swap of a name for a name, at least.
-NAME_CONTEXT = 2
+#: The kinds of contrast.
+KINDS = ("negation", "name", "relation")
+#: Shared tokens (one a content word) around a name swapped for a name, or one relation word
+#: for another, at least.
+WEAK_CONTEXT = 2
 #: Shared tokens around a change, before and after together, at least.
 MIN_CONTEXT = 3
 
@@ -184,30 +187,36 @@ def _changes(
 ) -> Iterator[tuple[int, int, Contrast]]:
     """(claim start, end, contrast) of each tight change that is a contrast, in claim order."""
     for n, (tag, e1, e2, c1, c2) in enumerate(codes):
+        if tag == "equal":
+            continue
         at_start, at_end = c1 == 0, c2 == len(claim)
+        allowed = set(KINDS)
         # a claim that starts inside a sentence (or stops before its end) changes at most its
-        # first (last) words: read those against the evidence's words next to the shared ones,
-        # for a name only ("Claremore's assistant" from "… of signage, Walton's assistant")
+        # first (last) words: read those against the evidence's words next to the shared ones
+        # ("Claremore's assistant" from "… of signage, Walton's assistant"), never for a
+        # negation ("Nobody may" for "Everyone needs a badge to"), and for a name only where
+        # the evidence's words start (end) a clause there
         trimmed = (e1, e2)
         if tag == "replace" and at_start and not at_end:
             trimmed = (max(e1, e2 - (c2 - c1)), e2)
         elif tag == "replace" and at_end and not at_start and e2 < len(evidence):
             trimmed = (e1, min(e2, e1 + (c2 - c1)))
-        edge = trimmed != (e1, e2)
-        if edge and not (evidence[trimmed[0]].clause or trimmed[0] == 0 if at_start else (
-            trimmed[1] == len(evidence) or evidence[trimmed[1]].clause
-        )):
-            continue  # the evidence's words there run on from others: no slot to compare
+        if trimmed != (e1, e2):
+            allowed.discard("negation")
+            if not (evidence[trimmed[0]].clause or trimmed[0] == 0 if at_start else (
+                trimmed[1] == len(evidence) or evidence[trimmed[1]].clause
+            )):
+                allowed.discard("name")
         if tag == "replace" and trimmed[1] - trimmed[0] > MAX_SPAN >= c2 - c1 and all(
             t.name for t in claim[c1:c2]
         ) and evidence[trimmed[0]].name:  # "Yorkshire" for "Halifax in August 2013"
             head = trimmed[0]
             while head < trimmed[1] and evidence[head].name:
                 head += 1
-            trimmed = (trimmed[0], head)
-        names_only = trimmed != (e1, e2)
+            trimmed, allowed = (trimmed[0], head), allowed & {"name"}
+        strict = trimmed != (e1, e2)
         e1, e2 = trimmed
-        if tag == "equal" or e2 - e1 > MAX_SPAN or c2 - c1 > MAX_SPAN:
+        if e2 - e1 > MAX_SPAN or c2 - c1 > MAX_SPAN or not allowed:
             continue
         before, after = _equal_run(codes, n - 1), _equal_run(codes, n + 1)
         if (at_start or at_end) and (c1 == c2 or e1 == e2):
@@ -215,20 +224,32 @@ def _changes(
         if not ((before or at_start) and (after or at_end)):
             continue
         if before + after < MIN_CONTEXT:
-            # two shared words suffice around a name swapped for a name ("Bible is convinced"
-            # for "Delmar is convinced"): nothing else reads as one
-            near = claim[max(0, c1 - before) : c1] + claim[c2 : c2 + after]
-            if before + after < NAME_CONTEXT or not (
-                any(t.name for t in claim[c1:c2]) and any(t.name for t in evidence[e1:e2])
-                and any(t.content and not t.name for t in near)
-            ):
-                continue
-            names_only = True
-        if _stated(claim, c1, c2, copied):
+            allowed &= _weak_context_kinds(claim, evidence, (c1, c2, e1, e2), before, after)
+            strict = True
+        if not allowed or _stated(claim, c1, c2, copied):
             continue
-        contrast = _contrast(claim, evidence, (c1, c2, e1, e2), names_only, edge)
+        contrast = _contrast(claim, evidence, (c1, c2, e1, e2), allowed, strict)
         if contrast is not None:
             yield c1, c2, contrast
+
+
+def _weak_context_kinds(
+    claim: list[_Token], evidence: list[_Token], where: tuple[int, int, int, int],
+    before: int, after: int,
+) -> set[str]:
+    """What a change between only :data:`WEAK_CONTEXT` shared words (one a content word) may
+    be: a name swapped for a name ("Bible is convinced" for "Delmar is convinced") or one
+    relation word for another ("The shortest running" for "The longest - running")."""
+    c1, c2, e1, e2 = where
+    near = claim[max(0, c1 - before) : c1] + claim[c2 : c2 + after]
+    if before + after < WEAK_CONTEXT or not any(t.content and not t.name for t in near):
+        return set()
+    ours, theirs = claim[c1:c2], evidence[e1:e2]
+    if any(t.name for t in ours) and any(t.name for t in theirs):
+        return {"name"}
+    if len(ours) == len(theirs) == 1 and ours[0].axis and theirs[0].axis:
+        return {"relation"}
+    return set()
 
 
 def _equal_run(codes: Sequence[Code], n: int) -> int:
@@ -251,28 +272,27 @@ def _stated(claim: list[_Token], c1: int, c2: int, copied: set[tuple[str, ...]])
 
 def _contrast(
     claim: list[_Token], evidence: list[_Token], where: tuple[int, int, int, int],
-    names_only: bool, edge: bool = False,
+    allowed: set[str], strict: bool,
 ) -> Contrast | None:
-    """The contrast a tight change makes, read with the clauses around it on both sides: a
-    negation or a modal word in the change counts only if the clauses disagree ("must not
-    accept … during a tender" for "[never] during a tender" agrees), and a flipped relation
-    word only if their negations agree ("stay above" for "cannot … below" is the same)."""
+    """The contrast a tight change makes, of the ``allowed`` kinds, read with the clauses
+    around it on both sides: a negation or a modal word in the change counts only if the
+    clauses disagree ("must not accept … during a tender" for "[never] during a tender"
+    agrees), and a flipped relation word only if their negations agree ("stay above" for
+    "cannot … below" is the same); ``strict``: a name only against a name."""
     c1, c2, e1, e2 = where
     ours, theirs = claim[c1:c2], evidence[e1:e2]
     kind: str | None = None
     w = WINDOW
     spans = (claim[max(0, c1 - w) : c2 + w], evidence[max(0, e1 - w) : e2 + w])
-    if not names_only or edge and not _has_polarity(ours, theirs):
-        # (a relation word at a claim's edge is read too: "Higher activity" for "The lower
-        # levels"; a negation there is not: "Nobody may" for "Everyone needs a badge to")
-        mine, yours = _clause_around(claim, c1, c2), _clause_around(evidence, e1, e2)
-        if not edge and _has_polarity(ours, theirs) and _focus_in_place(ours, theirs):
-            kind = _polarity(mine, yours)
-        if kind is None and _axis_flip(ours, theirs, *spans) and (
-            _parity(mine, yours) == _parity(yours, mine)
-        ):
-            kind = "relation"
-    if kind is None and _name_swap(ours, theirs, strict=names_only):
+    mine, yours = _clause_around(claim, c1, c2), _clause_around(evidence, e1, e2)
+    polar = _has_polarity(ours, theirs)
+    if "negation" in allowed and polar and _focus_in_place(ours, theirs):
+        kind = _polarity(mine, yours)
+    if kind is None and "relation" in allowed and (not polar or "negation" in allowed) and (
+        _axis_flip(ours, theirs, *spans) and _parity(mine, yours) == _parity(yours, mine)
+    ):
+        kind = "relation"
+    if kind is None and "name" in allowed and _name_swap(ours, theirs, strict=strict):
         kind = "name"
     return None if kind is None else _made(kind, claim, evidence, where)
 
