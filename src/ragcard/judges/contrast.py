@@ -49,6 +49,7 @@ from ragcard.judges.contrast_lexicon import (
 )
 from ragcard.judges.contrast_text import (
     _ANSWER_WORD,
+    _MONTHS,
     Contrast,
     _abbreviates,
     _named,
@@ -372,17 +373,20 @@ def _name_swap(ours: list[_Token], theirs: list[_Token], strict: bool = False) -
     "Laptops are")."""
     # a word capitalised only by its place counts in a one-for-one swap alone
     loose = not strict and len(ours) == len(theirs) == 1
-    mine = [t for t in ours if t.name or t.capital and loose]
-    yours = [t for t in theirs if t.name or t.capital and loose]
+    mine = [t for t in ours if (t.name or t.capital and loose) and t.word not in _MONTHS]
+    yours = [t for t in theirs if (t.name or t.capital and loose) and t.word not in _MONTHS]
     if not mine or not yours or not any(t.name for t in mine + yours):
-        return False
+        return False  # (months, and their abbreviations, are the figure rule's)
+    if any(len(side) > 1 and all(len(t.word) == 1 for t in side) for side in (mine, yours)):
+        return False  # "U K" for "British": an initialism, not another name
     if {t.norm for t in mine} & {t.norm for t in yours}:
         return False
     joined_mine = "".join(t.word for t in ours)
     joined_yours = "".join(t.word for t in theirs)
     if _abbreviates(mine, theirs) or _abbreviates(yours, ours):
         return False
-    return not (joined_mine.startswith(joined_yours[:4]) and len(joined_yours) >= 4)
+    shorter, longer = sorted((joined_mine, joined_yours), key=len)
+    return not (len(shorter) >= 3 and longer.startswith(shorter[:4]))  # "Jan" for "January"
 
 
 def _made(

@@ -70,7 +70,8 @@ _ANSWER_WORD = re.compile(r"^\s*(?:yes|no)\b\s*[,.;:!\u2013\u2014-]+\s*", re.I)
 
 _MONTHS = frozenset(
     "january february march april may june july august september october november december "
-    "monday tuesday wednesday thursday friday saturday sunday".split()
+    "monday tuesday wednesday thursday friday saturday sunday "
+    "jan feb mar apr jun jul aug sep sept oct nov dec".split()
 )
 
 
