@@ -14,17 +14,22 @@ beside the evidence sentence it copies (README.md, "Judges": contrast rules):
 
 How. The claim is aligned word by word with each evidence sentence
 (:class:`difflib.SequenceMatcher` over lower-cased, stemmed tokens, number words as digits,
-contractions expanded: "can't" = "can not"); the sentences sharing the most words are the ones
-it copies. A change counts only where it is tight — at most :data:`MAX_SPAN` tokens on each
-side, between words the two share (:data:`MIN_CONTEXT` at least, before and after together) —
-and where it holds against every equally aligned sentence, and no evidence sentence states the
-claim's words around it as they are (a run of :data:`RUN`). What compensates is not a change:
-"must not" for "is forbidden", "not required" for "optional", "may not" for "must not", "no
-later than" for "by", "not uncommon" for "common" (negations and negative words counted, an
-even number cancelling; modal words read as obligation or permission). A rewrite that
-reorders or rewords aligns no tight change and is left to the other checks, except a negation:
-a clause of the claim whose content words lie, nearly all, in one clause of the sentence with
-the other polarity is a negation too.
+contractions expanded: "can't" = "can not"). A change counts only where it is tight — at most
+:data:`MAX_SPAN` tokens on each side, between words the two share (:data:`MIN_CONTEXT` at
+least, before and after together; :data:`WEAK_CONTEXT` for a name swapped for a name or one
+relation word for another) — in the sentence that shares the most of the claim's words
+around it (:data:`WINDOW`), and where no evidence sentence states the claim's words across it
+as they are (a run of :data:`RUN`). It is read with the clauses around it, so what compensates
+is not a change: "must not" for "is forbidden", "not required" for "optional", "may not" for
+"must not", "no later than" for "by", "not uncommon" for "common", "stay above" for "cannot …
+below" (negations, negative words and prefixes counted, an even number cancelling; modal
+words read as obligation or permission). A rewritten sentence aligns no tight change; its
+clauses are read instead (:mod:`ragcard.judges.contrast_clauses`): a claim clause whose
+content words one or two evidence clauses hold, each with the other polarity, the negation
+bearing on a word both state; a relation word against the evidence clause holding the claim
+clause's words; a name of the passage said of what the passage says of another name, in the
+same slot. :func:`is_copy` says whether a claim restates a sentence up to synonyms, units and
+stop words.
 
 Supersession. ``outdated`` holds the texts of versions no longer in force: their sentences are
 never the sentence a claim is read against (a claim that differs from an old version is the
