@@ -59,6 +59,7 @@ def test_a_dropped_negation_is_a_negation() -> None:
         ("The daily meal allowance is 55 pounds.", "The meal allowance is £55 per day."),
         ("The US joined the war in 1917.", "The United States joined the war in 1917."),
         ("President Obama signed the bill in 2010.", "Barack Obama signed the bill in 2010."),
+        ("The treaty was signed on 4 July 1990.", "The treaty was signed on 4 Jul 1990."),
     ],
 )
 def test_compensating_rewrites_are_no_contrast(claim: str, evidence: str) -> None:

@@ -56,7 +56,7 @@ _AXIS_WORDS: dict[str, dict[str, str]] = {
     },
     "change": {
         "up": "increase increases increased increasing rise rises rose risen grow grew grows "
-              "grown raise raised gain gained",
+              "grown raise raised gain gained enhance enhances enhanced boost boosted",
         "down": "decrease decreases decreased decreasing fall falls fell fallen decline "
                 "declined declines drop dropped drops reduce reduced reduces shrink shrank",
     },
