@@ -39,7 +39,7 @@ def test_an_open_upper_end_never_meets_an_upper_limit(tmp_path: Path) -> None:
     assert result.note is not None and "cannot bound p95 from above" in result.note
     assert "at least 72 are needed" in result.note
     assert decision.reasons == (
-        "graded latency_p95_ms <= 2000 missed (got 480, but 30 value(s) cannot bound p95 from "
+        "graded latency_p95_ms <= 2000 missed (got 480 ms, but 30 value(s) cannot bound p95 from "
         "above (its 95% interval is open); at least 72 are needed)",
     )
     # a lower limit only needs the lower end, which the data gives
