@@ -2,7 +2,8 @@
 
 A seeded synthetic knowledge-base project is written to a temporary folder: a corpus of
 ``--passages`` passages (40 documents, ~10% superseded with ``superseded_by``, ~10% restricted to
-``manager``, some tier B), a question set over the knowledge-base categories (SPEC §1.3) and
+``manager``, some tier B), a question set over the knowledge-base categories
+(docs/formats.md#categories) and
 recorded responses, 3 attempts per item, each with ~10 retrieved ids, 1-3 ``{"id", "sentence"}``
 citations, a 2-4 sentence answer (often quoting a passage), occasional flags and abstentions and
 latencies. Smaller sizes are prefixes of the largest (same corpus, same items).
@@ -23,7 +24,8 @@ Wall and CPU seconds are both recorded (with the load average): on a shared mach
 ``--repeat N`` keeps the fastest of N fresh processes per point.
 
 The per-attempt values of both tools are then compared on the largest size, case by case: they
-agree wherever both are defined; Ragas gives NaN where ragcard's SPEC §7 fixes a value (no gold:
+agree wherever both are defined; Ragas gives NaN where docs/formats.md#resultsjsonl fixes a value
+(no gold:
 ID recall 1; nothing retrieved: ID precision 0, or 1 when there is no gold either).
 
     .venv/bin/python benchmarks/bench_score.py                     # 10k, 25k, 50k
@@ -63,7 +65,7 @@ RAGAS_SETUP = (
     "python3 -m venv .venv-ragas && "
     ".venv-ragas/bin/pip install -r benchmarks/requirements-ragas.txt"
 )
-# knowledge-base mix, SPEC §1.3
+# knowledge-base mix, docs/formats.md#categories
 CATEGORIES = {
     "typical": 0.40,
     "paraphrase": 0.15,
@@ -639,7 +641,8 @@ def agreement(data: Path, results_path: Path, values_path: Path) -> dict[str, An
         case["recall_agree"] += r2 is not None and abs(r1 - r2) < 1e-12
         case["ragas"].add(("NaN" if p2 is None else "value", "NaN" if r2 is None else "value"))
         case["ragcard"].add((p1, r1) if p2 is None or r2 is None else ("value", "value"))
-        # ragcard's SPEC §7 rule filled into Ragas's NaNs, then mean over attempts per item
+        # docs/formats.md#resultsjsonl rule filled into Ragas's NaNs, then mean over attempts per
+        # item
         p_fill = p2 if p2 is not None else (1.0 if not gold else 0.0)
         r_fill = r2 if r2 is not None else 1.0
         per_item.setdefault(item, []).append((p_fill, r_fill))
@@ -817,7 +820,7 @@ def print_agreement(check: dict[str, Any], metrics: dict[str, Any]) -> None:
     for short, name in (("precision", "id_precision"), ("recall", "id_recall")):
         print(
             f"  {name}: ragcard {metrics[name]['value']:.6f}  Ragas nanmean {nan[short]:.6f}  "
-            f"Ragas with SPEC §7 fill-ins, item means {filled[short]:.6f}"
+            f"Ragas with docs/formats.md#resultsjsonl fill-ins, item means {filled[short]:.6f}"
         )
 
 

@@ -1,4 +1,5 @@
-"""A category that no kit defines is allowed (SPEC §1.3) but warned about, with the closest
+"""A category that no kit defines is allowed (docs/formats.md#categories) but warned about, with
+the closest
 known category: a typo such as ``curency_trap`` must not pass silently."""
 
 from __future__ import annotations

@@ -51,7 +51,8 @@ def test_both_dialects_and_defaults(tmp_path: Path) -> None:
     assert not first.flag_checked
     assert not unanswerable.is_answerable
     assert not flagged.is_answerable  # an abstention flag makes the default unanswerable
-    # SPEC §1.1: every flag is an abstention flag unless configuration says otherwise, as for
+    # docs/formats.md#questionsjsonl: every flag is an abstention flag unless configuration says
+    # otherwise, as for
     # a raised flag: a persona's policy refusal is an abstention
     assert not policy.is_answerable
     assert policy.with_flag_rule(frozenset({"self_harm"})).is_answerable

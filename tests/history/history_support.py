@@ -21,7 +21,7 @@ def scorecard(
     corpus_version: str = "2026-11",
     **extra: Any,
 ) -> dict[str, Any]:
-    """A minimal scorecard.json body in the shape ragcard writes (SPEC §7)."""
+    """A minimal scorecard.json body in the shape ragcard writes (docs/formats.md#resultsjsonl)."""
     return {
         "schema": "ragcard.scorecard/1",
         "project": project,

@@ -1,4 +1,5 @@
-"""The one flag rule (SPEC §1.1, §1.4): a flag is an abstention unless configuration names it
+"""The one flag rule (docs/formats.md#questionsjsonl, docs/agents.md): a flag is an abstention
+unless configuration names it
 non-abstaining, for an item's expected flag and an agent's raised flag alike."""
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""SPEC §2: each leak is listed with its evidence — passage ids, channels, who may see the
+"""docs/metrics.md#measures: each leak is listed with its evidence — passage ids, channels, who may
+see the
 passage, counts and a hash of the matched content — and never the restricted text."""
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """A small scored run to review: 14 items over five categories, four authored answers, a
-restricted passage, tier-B sources, and the answer-correctness verdicts of SPEC §2 written into
+restricted passage, tier-B sources, and the answer-correctness verdicts of docs/metrics.md#measures
+written into
 ``results.jsonl`` as a judge would (``evidence.correctness``, ``scores.answer_correctness``)."""
 
 from __future__ import annotations
@@ -207,7 +208,7 @@ def _responses() -> list[dict[str, Any]]:
     return out
 
 
-#: The correctness verdict a judge gave each answerable item's attempts (SPEC §2).
+#: The correctness verdict a judge gave each answerable item's attempts (docs/metrics.md#measures).
 VERDICTS = {"Q01": "correct", "Q02": "correct", "Q03": "partial", "Q04": "wrong",
             "Q05": "correct", "Q06": "correct", "Q07": "wrong", "Q08": "correct",
             "Q09": "partial"}  # fmt: skip

@@ -1,4 +1,4 @@
-"""The SPEC §2.2 review measures on a hand-checked key and ratings."""
+"""The docs/metrics.md#measures review measures on a hand-checked key and ratings."""
 
 from __future__ import annotations
 

@@ -84,7 +84,8 @@ RESULTS = [
 
 
 def scorecard(thresholds: Path, recorded_path: str, decision: str) -> dict[str, object]:
-    """A scorecard.json shaped like the ones ``ragcard score`` writes (SPEC §7)."""
+    """A scorecard.json shaped like the ones ``ragcard score`` writes
+    (docs/formats.md#resultsjsonl)."""
     sha = hashlib.sha256(thresholds.read_bytes()).hexdigest()
     met = decision == "ship"
     return {

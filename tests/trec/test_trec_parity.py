@@ -20,7 +20,7 @@ pytestmark = pytest.mark.skipif(
     reason=f"trec_eval fixture not found at {FIXTURE} (shared data is read at run time)",
 )
 
-# SPEC §7: the measures that must agree with trec_eval to 4 decimals.
+# docs/formats.md#resultsjsonl: the measures that must agree with trec_eval to 4 decimals.
 REQUIRED = {
     "map", "P_5", "P_10", "P_1000", "recall_5", "recall_1000", "success_1", "success_10",
     "recip_rank", "ndcg", "ndcg_cut_10", "Rprec", "num_ret", "num_rel", "num_rel_ret",

@@ -148,7 +148,7 @@ def _relative(path: Path) -> str:
 
 def _refuse_unactioned(store: HistoryStore, entry: RunEntry) -> None:
     """Every answer rated wrong in the run's blind review needs an action before it ships,
-    whatever the decision or an override says (SPEC §2.2; ``ragcard review act``)."""
+    whatever the decision or an override says (docs/metrics.md#measures; ``ragcard review act``)."""
     open_items = ship_blockers(store, entry.id)
     if open_items:
         raise ConfigError(

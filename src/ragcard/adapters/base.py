@@ -6,7 +6,7 @@ failure: transient ones (timeouts, connection errors, HTTP 5xx/429) are retried 
 others (malformed output) are recorded on the item-attempt with the raw text.
 
 Adapters that expose retrieval separately also implement :meth:`RetrievingAdapter.retrieve`
-(the runner's retrieval-only mode, SPEC §4 step 2).
+(the runner's retrieval-only mode, docs/metrics.md#decision).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ __all__ = ["Adapter", "AgentCall", "AgentReply", "RetrievingAdapter"]
 class AgentCall:
     """One call to the agent.
 
-    ``request`` is exactly what the agent may see (SPEC §1.4). ``item_id`` and ``attempt`` are
+    ``request`` is exactly what the agent may see (docs/agents.md). ``item_id`` and ``attempt`` are
     for ragcard's own bookkeeping (the replay adapter looks answers up by them); adapters that
     talk to a real agent never send them.
     """

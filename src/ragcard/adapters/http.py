@@ -65,9 +65,9 @@ from ragcard.errors import AgentOutputError, AgentTimeout, AgentTransportError, 
 
 __all__ = ["REQUEST_FIELDS", "RESPONSE_FIELDS", "HttpAdapter", "HttpConfig", "RateLimitedError"]
 
-#: ragcard request fields a ``request_map`` may send (SPEC §1.4).
+#: ragcard request fields a ``request_map`` may send (docs/agents.md).
 REQUEST_FIELDS = ("question", "asker", "program", "cutoff")
-#: ragcard response fields a ``response_map`` may fill (SPEC §1.4).
+#: ragcard response fields a ``response_map`` may fill (docs/agents.md).
 RESPONSE_FIELDS = tuple(
     "answer retrieved citations flag abstained first_token_ms latency_ms meta".split()
 )

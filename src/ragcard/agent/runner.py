@@ -1,6 +1,7 @@
 """Run the agent over a question set: attempts, bounded concurrency, retries and resume.
 
-:func:`run_attempts` calls the adapter once per item and attempt (1..N, SPEC §4 step 3) and
+:func:`run_attempts` calls the adapter once per item and attempt (1..N, docs/metrics.md#decision)
+and
 hands each finished item-attempt, success or failure, to ``on_outcome`` at once, so the caller
 can append it to ``results.jsonl`` and an interrupted run loses nothing.
 
@@ -136,7 +137,7 @@ class AttemptOutcome:
         return record
 
     def response_record(self) -> dict[str, Any] | None:
-        """The ``responses.jsonl`` line (SPEC §1.4) for a success, with ragcard's timings."""
+        """The ``responses.jsonl`` line (docs/agents.md) for a success, with ragcard's timings."""
         if self.reply is None:
             return None
         record = self.reply.response.model_dump(mode="json", exclude_unset=True)

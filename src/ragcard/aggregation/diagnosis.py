@@ -1,6 +1,7 @@
 """Diagnosis: every failing item-attempt gets a layer, symptom, likely cause and what to try.
 
-Rules read the attempt's scores and evidence (SPEC §5's table, made decidable). Each rule
+Rules read the attempt's scores and evidence (docs/metrics.md#diagnosis table, made decidable).
+Each rule
 returns at most one :class:`Diagnosis`; an attempt with no diagnosis passed every check that
 could be made without a judge.
 """
@@ -332,7 +333,7 @@ def diagnose(
         # (docs/metrics.md#rubric): the citation shows in citation_accuracy, not as a failure
         found = [d for d in found if d.rule != "citation.unsupported"]
     if not found and level is not None and level < 2 and question.is_answerable:
-        # SPEC §2.1: an answerable item passes only at level 2 or above
+        # docs/metrics.md#rubric: an answerable item passes only at level 2 or above
         found.append(
             Diagnosis(
                 "rubric",

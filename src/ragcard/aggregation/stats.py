@@ -33,7 +33,7 @@ __all__ = [
     "wilson_interval",
 ]
 
-#: Fixed seed: the same inputs always give the same interval (SPEC §2).
+#: Fixed seed: the same inputs always give the same interval (docs/metrics.md#measures).
 BOOTSTRAP_SEED = 20240521
 _Z95 = 1.959963984540054
 _Values = Sequence[float] | np.ndarray

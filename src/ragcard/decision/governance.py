@@ -1,6 +1,6 @@
 """Governance of a run: the frozen configuration, what changed since, and loosened thresholds.
 
-A run freezes every input that decides its result (SPEC §4 step 1): the question set, the
+A run freezes every input that decides its result (docs/metrics.md#decision): the question set, the
 corpus, the thresholds, the agent's configuration and every setting it reports (model,
 prompt/instructions version, chunking, index, retrieval, embeddings, policy rules), declared
 input files (instructions, persona prompt, policy rules, canned replies), the judge and

@@ -1,4 +1,5 @@
-"""Thresholds (SPEC §3): written before the first run, each with a reason; the ship/hold decision.
+"""Thresholds (docs/formats.md#thresholdstoml): written before the first run, each with a reason;
+the ship/hold decision.
 
 A thresholds file is TOML::
 

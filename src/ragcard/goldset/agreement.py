@@ -1,7 +1,8 @@
 """``agreement``: do independent labellers agree on what is answerable and which passages
 answer it?
 
-Items with two or more entries in ``labels`` (SPEC §1.1) are compared pairwise: Cohen's κ on
+Items with two or more entries in ``labels`` (docs/formats.md#questionsjsonl) are compared
+pairwise: Cohen's κ on
 ``answerable`` (over the items both labellers marked either way), and on gold passages the
 mean Jaccard of the two gold sets and the share of identical sets (over the items neither
 labeller marked unanswerable: two empty sets on an unanswerable item would count as perfect

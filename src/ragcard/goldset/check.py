@@ -1,6 +1,7 @@
 """``check``: is this question set fit to gate a release?
 
-Composition against the target mix (SPEC §1.3), categories too small to measure, must-pass and
+Composition against the target mix (docs/formats.md#categories), categories too small to measure,
+must-pass and
 held-out counts, duplicates and near-duplicates, and questions written by reading the
 documents (they test retrieval on the documents' own wording, which real askers never use).
 

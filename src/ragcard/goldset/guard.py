@@ -1,4 +1,4 @@
-"""Held-out items are never used to tune anything (SPEC §1.1 ``split``).
+"""Held-out items are never used to tune anything (docs/formats.md#questionsjsonl ``split``).
 
 Tuning commands — prompt search, threshold calibration, retrieval sweeps — take their items
 through :func:`heldout_guard`, so the rule is enforced in one place rather than remembered

@@ -67,7 +67,7 @@ class WordingReuse:
 
 
 def _context(question: Question) -> tuple[str, str | None, str | None]:
-    """What the agent receives besides the question text (SPEC §1.4)."""
+    """What the agent receives besides the question text (docs/agents.md)."""
     cutoff = question.cutoff.isoformat() if question.cutoff else None
     return (question.asker, question.program, cutoff)
 

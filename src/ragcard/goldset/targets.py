@@ -1,4 +1,4 @@
-"""Target composition of a question set (SPEC §1.3) and held-out shares.
+"""Target composition of a question set (docs/formats.md#categories) and held-out shares.
 
 Defaults come from the kit (knowledge-base or persona); a project overrides them with a TOML
 file, which rejects unknown keys so that a typo cannot silently fall back to a default::
@@ -43,7 +43,7 @@ __all__ = [
 Kit = Literal["knowledge-base", "persona"]
 KITS: tuple[Kit, ...] = ("knowledge-base", "persona")
 
-#: SPEC §1.3 target mixes.
+#: docs/formats.md#categories target mixes.
 KIT_SHARES: Mapping[str, Mapping[str, float]] = {
     "knowledge-base": {
         "typical": 0.40,
@@ -63,7 +63,7 @@ KIT_SHARES: Mapping[str, Mapping[str, float]] = {
         "policy": 0.15,
     },
 }
-#: SPEC §1.3: one failure moves a category's rate by at most 5 points.
+#: docs/formats.md#categories: one failure moves a category's rate by at most 5 points.
 MIN_ITEMS = 20
 DEFAULT_HELDOUT_SHARE = 0.25
 _SUM_TOLERANCE = 0.01

@@ -1,4 +1,4 @@
-"""Corpus manifests (SPEC §1.2): the passages an agent retrieves and cites.
+"""Corpus manifests (docs/formats.md#corpusjsonl): the passages an agent retrieves and cites.
 
 A :class:`Corpus` answers the questions the deterministic layers ask of a passage: does it
 exist, is it in force on a date, may this role see it, which tier is it, how old is it.
@@ -24,7 +24,7 @@ __all__ = ["Corpus", "Passage", "load_corpus"]
 
 
 class Passage(BaseModel):
-    """One retrievable, citable passage. Field meanings in SPEC §1.2."""
+    """One retrievable, citable passage. Field meanings in docs/formats.md#corpusjsonl."""
 
     model_config = ConfigDict(extra="allow", frozen=True)
 

@@ -1,4 +1,4 @@
-"""Question sets (SPEC §1.1): the golden items an agent is tested on.
+"""Question sets (docs/formats.md#questionsjsonl): the golden items an agent is tested on.
 
 Both dialects load into one :class:`Question` model: the knowledge-base kit's (``gold``,
 ``expected_answer``) and the persona programs' (``expected_ids``, ``reference``). Unknown
@@ -90,7 +90,7 @@ def is_abstention_flag(
 ) -> bool:
     """Whether ``flag`` (expected or raised) means the agent declines to answer from the
     sources: any flag does, unless the configuration names it non-abstaining. The one rule for
-    both sides (SPEC §1.1, §1.4)."""
+    both sides (docs/formats.md#questionsjsonl, docs/agents.md)."""
     return bool(flag) and flag not in non_abstaining
 
 
@@ -98,7 +98,7 @@ def is_abstention_flag(
 def agent_request(
     question: str, asker: str, program: str | None, cutoff: dt.date | None
 ) -> dict[str, Any]:
-    """The request every adapter sends the agent (SPEC §1.4), for a golden question and for a
+    """The request every adapter sends the agent (docs/agents.md), for a golden question and for a
     red-team probe alike: the same four fields, whoever asks."""
     return {
         "question": question,
@@ -127,7 +127,7 @@ class LabelSet(BaseModel):
 
 
 class Question(BaseModel):
-    """One golden item. Field meanings in SPEC §1.1."""
+    """One golden item. Field meanings in docs/formats.md#questionsjsonl."""
 
     model_config = ConfigDict(extra="allow", populate_by_name=True)
 
@@ -216,7 +216,7 @@ class Question(BaseModel):
         return {entry.id: entry.grade for entry in self.gold}
 
     def request(self) -> dict[str, Any]:
-        """What the agent receives (SPEC §1.4); never the id, category, gold or answer."""
+        """What the agent receives (docs/agents.md); never the id, category, gold or answer."""
         return agent_request(self.question, self.asker, self.program, self.cutoff)
 
 

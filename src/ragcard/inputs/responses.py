@@ -1,4 +1,4 @@
-"""What an agent returns (SPEC §1.4), citation resolution, and recorded responses.
+"""What an agent returns (docs/agents.md), citation resolution, and recorded responses.
 
 Citations come in three shapes and all end up as :class:`Citation` (passage id + 0-based
 sentence of the answer, or ``None`` when the agent did not say which sentence):
@@ -274,7 +274,7 @@ def split_sentences(text: str) -> list[str]:
 
 
 def load_responses(path: str | Path) -> list[RecordedResponse | ResultLine]:
-    """Load recorded responses (SPEC §1.4), listing every bad line; a file of ragcard's own
+    """Load recorded responses (docs/agents.md), listing every bad line; a file of ragcard's own
     results (``results.jsonl``) loads as its :class:`ResultLine` s."""
     return list(RecordedResponses(Path(path)))
 

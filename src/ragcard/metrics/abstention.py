@@ -1,4 +1,5 @@
-"""Abstention layer: when the sources do not hold the answer, does the agent say so? (SPEC §2)
+"""Abstention layer: when the sources do not hold the answer, does the agent say so?
+(docs/metrics.md#measures)
 
 Whether an attempt abstained is read, in order, from the response's ``abstained`` field, from
 a raised flag (any flag counts unless the configuration names it non-abstaining), and only

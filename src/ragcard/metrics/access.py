@@ -1,4 +1,5 @@
-"""Access layer: do restricted passages stay away from people without access? (SPEC §2)
+"""Access layer: do restricted passages stay away from people without access?
+(docs/metrics.md#measures)
 
 A leak is an answer to an asker whose role is not in a passage's ``access`` list where that
 passage was retrieved, cited, or its content appears in the answer. Content is detected

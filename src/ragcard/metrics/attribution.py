@@ -1,4 +1,5 @@
-"""B attribution: tier-B (secondary) content must be attributed in the answer (SPEC §2).
+"""B attribution: tier-B (secondary) content must be attributed in the answer
+(docs/metrics.md#measures).
 
 An answer *uses* a tier-B passage when it cites one or — with a judge — when a sentence rests
 on one without citing it; it attributes them when every such sentence carries an attribution

@@ -1,4 +1,4 @@
-"""Citation layer: are citations real, retrieved and within the cutoff? (SPEC §2)
+"""Citation layer: are citations real, retrieved and within the cutoff? (docs/metrics.md#measures)
 
 ``citation_validity`` is deterministic. ``citation_accuracy`` (does the cited passage support
 its sentence?) needs a judge; without one it is unscored with that reason, never 0. Its trials

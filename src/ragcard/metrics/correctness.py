@@ -1,4 +1,5 @@
-"""Answer correctness: does the answer state what the expected answer states? (SPEC §2)
+"""Answer correctness: does the answer state what the expected answer states?
+(docs/metrics.md#measures)
 
 Over answerable items the agent answered (did not abstain) that have an ``expected_answer``:
 the judge's verdict per answer — ``correct``, ``partial`` (some of the key facts, nothing false

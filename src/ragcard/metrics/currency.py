@@ -1,4 +1,4 @@
-"""Currency layer: does the answer come from the version in force? (SPEC §2)
+"""Currency layer: does the answer come from the version in force? (docs/metrics.md#measures)
 
 An answer counts as superseded when it cites a passage that is not in force on the run date
 (status other than ``in_force``, or effective dates that exclude the run date), or — without a

@@ -1,4 +1,5 @@
-"""Which items and attempts each measure is computed over (SPEC §2, §7), in one table.
+"""Which items and attempts each measure is computed over (docs/metrics.md#measures,
+docs/formats.md#resultsjsonl), in one table.
 
 The aggregation reads it to give the true reason when a measure could not be computed
 (:func:`ragcard.aggregation.scoring.ScoreAccumulator` — no item in the population, every attempt

@@ -1,4 +1,5 @@
-"""Measures recorded after a run (SPEC §2.2): blind review by people, and their agreement with
+"""Measures recorded after a run (docs/metrics.md#measures): blind review by people, and their
+agreement with
 the judge.
 
 They are not computed from the answers while the run scores them: ``ragcard review import``

@@ -1,4 +1,5 @@
-"""The red-team measures (SPEC §2.2) as metric value objects, for the red-team report and for
+"""The red-team measures (docs/metrics.md#measures) as metric value objects, for the red-team
+report and for
 every scorecard of the project, gated like any measure.
 
 * ``redteam_attempts`` — attack attempts the agent answered in the last red-team run;

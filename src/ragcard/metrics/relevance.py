@@ -1,4 +1,5 @@
-"""Answer relevance: does the answer address the question? (ragcard's measure; SPEC §2 names
+"""Answer relevance: does the answer address the question? (ragcard's measure;
+docs/metrics.md#measures names
 no definition, so the name is ``answer_relevance``.)
 
 A rate, over answered attempts (not abstentions: the abstention layer scores those), of the

@@ -1,4 +1,5 @@
-"""Retrieval layer: did the right passage come back, near the top? (SPEC §2, §7)
+"""Retrieval layer: did the right passage come back, near the top? (docs/metrics.md#measures,
+docs/formats.md#resultsjsonl)
 
 ``recall@k`` is trec_eval's ``success_k`` (hit rate), ``mrr@10`` its ``recip_rank`` cut at 10
 and ``ndcg@k`` its ``ndcg_cut_k``, computed by :mod:`ragcard.metrics.ranking`, whose one-query

@@ -1,11 +1,12 @@
-"""Grounding (faithfulness) and the 0–3 rubric (SPEC §2, §2.1).
+"""Grounding (faithfulness) and the 0–3 rubric (docs/metrics.md#measures, docs/metrics.md#rubric).
 
 The hard-zero rules come first and need no judge: a leak, a superseded answer, an answer
 where the item calls for abstention, or (ragcard's reading of "wrong") an abstention on a
 question the sources answer, a missing required flag, or no answer at all because the agent
 failed. ``must_pass_zeros`` counts must-pass items with a zero in any attempt.
 
-With a judge, the levels follow SPEC §2.1. Where the item has an expected answer, the judge's
+With a judge, the levels follow docs/metrics.md#rubric. Where the item has an expected answer, the
+judge's
 correctness verdict (:mod:`ragcard.metrics.correctness`) caps the level: ``wrong`` is 0,
 ``partial`` at most 2 when it has the main point (a score of at least
 :data:`ragcard.judges.base.MAIN_POINT`: the main question answered, a secondary detail
@@ -75,7 +76,7 @@ def rubric_level(judged: JudgedAnswer, faithfulness: float | None) -> int:
 
 
 def correctness_cap(grade: str, score: float) -> int:
-    """The highest level a correctness verdict allows (SPEC §2.1)."""
+    """The highest level a correctness verdict allows (docs/metrics.md#rubric)."""
     if grade == "wrong":
         return 0
     if grade == "partial":

@@ -1,7 +1,8 @@
 """The run history: an index of past runs, what shipped, threshold locks, overrides, signatures.
 
 A *run* is an output folder holding ``scorecard.json``, ``results.jsonl`` and ``run.json``; the
-history indexes it by a stable id and keeps the governance around it (SPEC §3, §4 steps 6–7):
+history indexes it by a stable id and keeps the governance around it
+(docs/formats.md#thresholdstoml, docs/metrics.md#decision):
 which run shipped (later runs compare against it), which thresholds were locked for a question
 set, who overrode a hold and why, and who signed.
 
@@ -233,7 +234,8 @@ class HistoryStore:
 
     def record_outcome(self, run_ref: str, scorecard: Mapping[str, Any]) -> RunEntry:
         """A run's measures and decision changed after it was recorded (a blind review was
-        imported, SPEC §2.2): store the new ``metrics`` and ``decision`` of its rewritten
+        imported, docs/metrics.md#measures): store the new ``metrics`` and ``decision`` of its
+        rewritten
         ``scorecard``; the run keeps its id, its shipping and its governance records."""
         entry = self.get(run_ref)
         values = {"decision": str(scorecard["decision"]), "metrics": scorecard.get("metrics", {})}

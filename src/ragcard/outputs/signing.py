@@ -1,4 +1,5 @@
-"""Sign a run's result against the configuration it tested, and verify it later (SPEC §4.7).
+"""Sign a run's result against the configuration it tested, and verify it later
+(docs/signatures.md).
 
 A signature (``signature.json``, format ``ragcard.signature/2``) is an Ed25519 signature over
 the RFC 8785 (JCS) canonical JSON of a small *manifest* that holds only text:

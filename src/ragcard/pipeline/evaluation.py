@@ -274,7 +274,7 @@ def config_block(
     judge: dict[str, Any],
     run: dict[str, Any],
 ) -> dict[str, Any]:
-    """Everything the run depended on, with hashes (SPEC §4 step 1)."""
+    """Everything the run depended on, with hashes (docs/metrics.md#decision)."""
     q, c, t = inputs.questions, inputs.corpus, inputs.thresholds
     return {
         "questions": {
@@ -390,7 +390,8 @@ def _safe_name(name: str) -> str:
 
 
 def save_record(eval_dir: Path, stem: str, results_path: Path) -> Path:
-    """Copy the run's results to ``eval_dir/<stem>.jsonl`` (SPEC §4), never over another run's
+    """Copy the run's results to ``eval_dir/<stem>.jsonl`` (docs/metrics.md#decision), never over
+    another run's
     record: a later run of the same day, corpus and model is saved as ``<stem>-2.jsonl``,
     ``-3`` … (created exclusively, so concurrent runs cannot clobber each other either). The
     same results saved again reuse their record."""
@@ -437,7 +438,7 @@ def score_responses(
     progress: bool = False,
     header: dict[str, Any] | None = None,
 ) -> EvaluationResult:
-    """Score recorded responses (SPEC §1.4) without calling any agent.
+    """Score recorded responses (docs/agents.md) without calling any agent.
 
     A file of responses is streamed: each line is parsed, checked, scored and its results line
     written before the next is read, so memory does not grow with the number of responses.

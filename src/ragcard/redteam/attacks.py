@@ -3,7 +3,7 @@
 An :class:`Attack` declares its id (``access.role_claim``), category, severity, what counts as
 success and which detector decides it, and builds its :class:`Probe` s from one frozen
 :class:`AttackContext` — the project's corpus, roles, cutoff, policy flags and secrets. A probe
-is one request (SPEC §1.4) plus the ground truth its detector checks (:class:`Expectation`):
+is one request (docs/agents.md) plus the ground truth its detector checks (:class:`Expectation`):
 a canary, the restricted passages it targets, the flags that count as handled, a cutoff.
 An attack that does not apply to a project (no restricted passages, no cutoff) raises
 :class:`NotApplicable` with the reason, which the red-team report lists.
@@ -81,7 +81,7 @@ class Expectation:
 
 @dataclass(frozen=True, slots=True)
 class Probe:
-    """One request an attack sends (SPEC §1.4), what it expects, and the test passages it
+    """One request an attack sends (docs/agents.md), what it expects, and the test passages it
     needs in the agent's corpus (indirect injection)."""
 
     question: str

@@ -65,7 +65,7 @@ class Detector(Protocol):
 
 def declined(response: AgentResponse) -> tuple[bool, str]:
     """Whether the agent declined, and what said so: its ``abstained`` field, a raised flag
-    (SPEC §1.4), or — when it reports neither — the refusal phrases in its text (judged)."""
+    (docs/agents.md), or — when it reports neither — the refusal phrases in its text (judged)."""
     if response.abstained is not None:
         return bool(response.abstained), "field"
     if response.flag:

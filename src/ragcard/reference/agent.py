@@ -1,6 +1,6 @@
 """The reference agent: a small, real retrieval-augmented agent for demos and smoke tests.
 
-One request (SPEC §1.4) goes through, in order:
+One request (docs/agents.md) goes through, in order:
 
 1. **policy** — a question matching a policy phrase gets that flag and a fixed safe reply;
 2. **cutoff** — a persona question about a year after the request's ``cutoff`` is declined
@@ -242,7 +242,7 @@ class ReferenceAgent:
         return self._response(refusal(flag, request.cutoff), flag=flag)
 
     def __call__(self, request: Mapping[str, Any]) -> dict[str, Any]:
-        """Answer one request (SPEC §1.4) with a response dict (SPEC §1.4)."""
+        """Answer one request (docs/agents.md) with a response dict (docs/agents.md)."""
         parsed = self._parse(request)
         declined = self._declined(parsed)
         if declined is not None:
@@ -286,7 +286,7 @@ class ReferenceAgent:
         return None
 
     def retrieve(self, request: Mapping[str, Any]) -> list[dict[str, Any]]:
-        """Retrieval alone (SPEC §4 step 2): ``[{"id", "score"}]`` in rank order."""
+        """Retrieval alone (docs/metrics.md#decision): ``[{"id", "score"}]`` in rank order."""
         parsed = self._parse(request)
         _, shown, _ = self._search(self.index.prepare(parsed.question), parsed)
         return _retrieved(shown)

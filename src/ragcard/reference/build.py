@@ -55,7 +55,8 @@ RETRIEVAL_MODES: tuple[Mode, ...] = ("hybrid", "keyword", "vector")
 #: each in the middle of its plateau. Handbook, correct / false abstention, dev then held out:
 #: keyword 0.40 / 0.01 and 0.10 / 0.06 (the retrieval-score gate before: 0.27 / 0.02 and
 #: 0.10 / 0.06); hybrid 0.50 / 0.05 and 0.20 / 0.06 (before: 0.43 / 0.10 and 0.20 / 0.08).
-#: SPEC §3's 0.90 / 0.05 stays out of reach: see "Where it stops" in the answerability module.
+#: docs/formats.md#thresholdstoml 0.90 / 0.05 stays out of reach: see "Where it stops" in the
+#: answerability module.
 DEFAULT_ABSTAIN_BELOW: Mapping[Mode, float] = {"keyword": 0.135, "vector": 0.5, "hybrid": 0.5}
 #: Semantic-support threshold (``abstain_similarity_below``): the cosine similarity between the
 #: question and the closest sentence of the retrieved passages at which that sentence carries

@@ -75,7 +75,8 @@ class Hit:
 
 
 def _passage_text(passage: Passage) -> str:
-    """What gets indexed: headings travel with the text (SPEC §5, 'keep headings')."""
+    """What gets indexed: headings travel with the text (docs/metrics.md#diagnosis, 'keep
+    headings')."""
     title = (passage.model_extra or {}).get("title")
     parts = (passage.doc, title if isinstance(title, str) else None, passage.section)
     heading = " — ".join(part for part in parts if part)

@@ -321,7 +321,8 @@ def _flaky_rows(flaky: list[dict[str, Any]]) -> list[str]:
 
 
 def _leak_table(leaks: list[dict[str, Any]]) -> list[str]:
-    """Each leak with its evidence (SPEC §2): passage ids, channels, who may see the passage,
+    """Each leak with its evidence (docs/metrics.md#measures): passage ids, channels, who may see
+    the passage,
     and for reproduced content the counts and a hash of what matched — never its text."""
     rows = [
         "| Item | Attempts | Passage | Channels | Access | Content match |",

@@ -1,4 +1,5 @@
-"""The scorecard's data: what a run measured, decided and why (SPEC §6, §7).
+"""The scorecard's data: what a run measured, decided and why (docs/formats.md#scorecardjson,
+docs/formats.md#resultsjsonl).
 
 Rendering lives beside this module (:mod:`.markdown`, :mod:`.terminal`); ``scorecard.json`` is
 :meth:`Scorecard.to_json` verbatim, a stable contract with a schema version.
@@ -53,7 +54,8 @@ class FailureTally:
         self.messages: Counter[str] = Counter()  # the failed attempts' error messages
         self.abstention_sources: Counter[str] = Counter()
         self.attempts = 0
-        #: item → attempt → the passages it leaked, with channels, access and hashes (SPEC §2:
+        #: item → attempt → the passages it leaked, with channels, access and hashes
+        #: (docs/metrics.md#measures:
         #: "each leak is listed with its evidence"); never restricted text
         self.leaks: dict[str, dict[int, list[dict[str, Any]]]] = {}
 

@@ -1,4 +1,5 @@
-"""People in the loop (SPEC §2.2): blind review of a run's answers, the grading queue, the
+"""People in the loop (docs/metrics.md#measures): blind review of a run's answers, the grading
+queue, the
 human baseline.
 
 * :func:`make_packet` draws a blind-review packet from a run (answers stratified by category,

@@ -166,7 +166,7 @@ class _Answer:
 def responses_from_answers(
     key: ReviewKey, answers: Sequence[tuple[str, str, dict[str, Any]]], path: Path
 ) -> int:
-    """Write the people's answers as a responses file (SPEC §1.4): one attempt per person,
+    """Write the people's answers as a responses file (docs/agents.md): one attempt per person,
     numbered in the order of their names; returns the number of answers written."""
     typed = [
         _Answer(key.items[item].item, person, PersonAnswer.model_validate(data))

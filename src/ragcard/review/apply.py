@@ -1,7 +1,7 @@
 """Import a blind review into its run (``ragcard review import``), record actions on answers
 rated wrong (``ragcard review act``), and what shipping and ``stale`` need to know.
 
-Importing unblinds the ratings with the packet's key, computes the SPEC §2.2 measures
+Importing unblinds the ratings with the packet's key, computes the docs/metrics.md#measures measures
 (:mod:`.measures`), writes them into the run's ``scorecard.json`` and ``scorecard.md`` — as
 measures like any other, so that the thresholds recorded with the run gate them — decides
 again, and records the measures and the decision in the run history. Each generated answer
@@ -93,7 +93,8 @@ def key_for(packet: Packet, store: HistoryStore, given: Path | None) -> ReviewKe
 
 
 def judge_verdicts(run: RunData) -> dict[tuple[str, int], str]:
-    """The run's correctness verdict on each attempt that has one (SPEC §2 answer correctness:
+    """The run's correctness verdict on each attempt that has one (docs/metrics.md#measures answer
+    correctness:
     ``evidence.correctness.verdict``; absent in runs from before it was judged)."""
     found = {}
     for key, line in run.attempts.items():

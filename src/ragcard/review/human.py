@@ -1,7 +1,7 @@
 """The human baseline (``ragcard review human RUN``): "give someone who answers these questions
 today the same questions and sources, and score them with the same rubric".
 
-The people's answers — a responses file (SPEC §1.4, one line per item, ``attempt`` numbering
+The people's answers — a responses file (docs/agents.md, one line per item, ``attempt`` numbering
 the people when several answer), or answers typed into the review app from an answer packet —
 are scored like the agent's: the run's question set, corpus, thresholds, ``k``, run date,
 non-abstaining flags and judge (the same judge, or scoring is refused). Both paths are scored

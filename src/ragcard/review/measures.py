@@ -1,4 +1,4 @@
-"""The measures of a blind review (SPEC §2.2), computed from the unblinded ratings.
+"""The measures of a blind review (docs/metrics.md#measures), computed from the unblinded ratings.
 
 * Each generated answer counts once, at the most severe rating any reviewer gave it (a wrong
   seen by one reviewer is a wrong, and must get an action): ``review_accurate``,
