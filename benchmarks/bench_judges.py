@@ -366,7 +366,7 @@ def _handler(upstream: str, counter: Counter) -> type[http.server.BaseHTTPReques
     client = httpx.Client(timeout=600)
 
     class Proxy(http.server.BaseHTTPRequestHandler):
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib name
+        def log_message(self, format: str, *args: Any) -> None:
             pass
 
         def _reply(self, status: int, body: bytes, ctype: str = "application/json") -> None:
@@ -376,7 +376,7 @@ def _handler(upstream: str, counter: Counter) -> type[http.server.BaseHTTPReques
             self.end_headers()
             self.wfile.write(body)
 
-        def do_GET(self) -> None:  # noqa: N802 - stdlib name
+        def do_GET(self) -> None:
             if self.path.startswith("/__tag/"):
                 counter.tag = self.path.removeprefix("/__tag/")
                 self._reply(200, b"{}")
@@ -384,7 +384,7 @@ def _handler(upstream: str, counter: Counter) -> type[http.server.BaseHTTPReques
             response = client.get(upstream + self.path)
             self._reply(response.status_code, response.content)
 
-        def do_POST(self) -> None:  # noqa: N802 - stdlib name
+        def do_POST(self) -> None:
             body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
             headers = {"Content-Type": "application/json"}
             response = client.post(upstream + self.path, content=body, headers=headers)

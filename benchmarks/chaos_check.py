@@ -30,7 +30,7 @@ from typing import Any
 from typer.testing import CliRunner
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "chaos"))
-from chaos_support import (  # noqa: E402 - the tests' project builder
+from chaos_support import (
     HTTP_OUTCOME,
     NO_FAILURES,
     SHIP_THRESHOLDS,
@@ -39,11 +39,11 @@ from chaos_support import (  # noqa: E402 - the tests' project builder
     planned,
 )
 
-from ragcard._cli.main import app  # noqa: E402
-from ragcard.adapters.http import HttpAdapter  # noqa: E402
-from ragcard.adapters.testing import FaultPlan, FaultServer, synthetic_questions  # noqa: E402
-from ragcard.agent.runner import RunSettings, run_attempts  # noqa: E402
-from ragcard.pipeline.running import run_evaluation  # noqa: E402
+from ragcard._cli.main import app
+from ragcard.adapters.http import HttpAdapter
+from ragcard.adapters.testing import FaultPlan, FaultServer, synthetic_questions
+from ragcard.agent.runner import RunSettings, run_attempts
+from ragcard.pipeline.running import run_evaluation
 
 
 def plan(seed: int) -> FaultPlan:

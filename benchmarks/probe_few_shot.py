@@ -25,9 +25,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import accept_local_judge  # noqa: E402 (the benchmarks folder, put on the path above)
+import accept_local_judge
 
-from ragcard.judges import prompts  # noqa: E402
+from ragcard.judges import prompts
 
 #: (user turn, reply): the judge's own format, a domain the fixture does not use.
 EXAMPLES = (

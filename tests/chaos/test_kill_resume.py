@@ -98,7 +98,7 @@ def final_run_checks(world: World, out: Path, eval_dir: Path) -> list[str]:
         problems.append("the results differ from an uninterrupted run's")
     try:
         check_complete(out, "check")
-    except Exception as error:  # noqa: BLE001 - reported as a finding
+    except Exception as error:
         problems.append(str(error))
     if not (out / "scorecard.md").read_text().endswith(MD_END):
         problems.append("scorecard.md incomplete")
@@ -197,7 +197,7 @@ def test_a_killed_score_leaves_the_old_results_or_the_new(world: World, mini: Pa
     def final() -> list[str]:
         try:
             check_complete(out, "check")
-        except Exception as error:  # noqa: BLE001
+        except Exception as error:
             return [str(error)]
         return [] if not (out / MARKER).exists() else ["still marked"]
 

@@ -14,10 +14,10 @@ import pytest
 
 pytest.importorskip("starlette", reason="the review extra is not installed")
 
-from ragcard.review import load_run, make_packet  # noqa: E402
-from ragcard.review.app import create_app  # noqa: E402
-from ragcard.review.packet import sealed_path_of  # noqa: E402
-from ragcard.review.store import STORE_FILE, ReviewStore  # noqa: E402
+from ragcard.review import load_run, make_packet
+from ragcard.review.app import create_app
+from ragcard.review.packet import sealed_path_of
+from ragcard.review.store import STORE_FILE, ReviewStore
 
 SECRETS = (
     "secret-model-x9", "p-7", "self_harm", "companionship", "not_in_record", "rubric",

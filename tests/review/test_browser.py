@@ -16,20 +16,20 @@ import pytest
 pytest.importorskip("starlette", reason="the review extra is not installed")
 pytest.importorskip("selenium", reason="selenium (dev extra) is not installed")
 
-from selenium.common.exceptions import (  # noqa: E402
+from selenium.common.exceptions import (
     NoSuchElementException,
     StaleElementReferenceException,
     WebDriverException,
 )
-from selenium.webdriver.common.by import By  # noqa: E402
-from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
 
-from ragcard.metrics.base import MetricValue  # noqa: E402
-from ragcard.outputs.history import HistoryStore  # noqa: E402
-from ragcard.review import import_review, load_run, make_packet  # noqa: E402
-from ragcard.review.app import create_app  # noqa: E402
-from ragcard.review.packet import sealed_path_of  # noqa: E402
-from ragcard.review.store import STORE_FILE, ReviewStore  # noqa: E402
+from ragcard.metrics.base import MetricValue
+from ragcard.outputs.history import HistoryStore
+from ragcard.review import import_review, load_run, make_packet
+from ragcard.review.app import create_app
+from ragcard.review.packet import sealed_path_of
+from ragcard.review.store import STORE_FILE, ReviewStore
 
 SECRETS = ("secret-model-x9", "p-7", "self_harm", "companionship", "not_in_record", "rubric",
            "verdict", "correctness", "judge", "score", "flag")  # fmt: skip

@@ -16,12 +16,12 @@ import pytest
 
 pytest.importorskip("starlette", reason="the review extra is not installed")
 
-from ragcard.pipeline.evaluation import load_inputs, score_responses  # noqa: E402
-from ragcard.review import load_run, make_packet  # noqa: E402
-from ragcard.review.app import create_app  # noqa: E402
-from ragcard.review.packet import sealed_path_of  # noqa: E402
-from ragcard.review.queue import make_queue  # noqa: E402
-from ragcard.review.store import STORE_FILE, ReviewStore  # noqa: E402
+from ragcard.pipeline.evaluation import load_inputs, score_responses
+from ragcard.review import load_run, make_packet
+from ragcard.review.app import create_app
+from ragcard.review.packet import sealed_path_of
+from ragcard.review.queue import make_queue
+from ragcard.review.store import STORE_FILE, ReviewStore
 
 BANDS = "Salary band L3 runs from £58,000 to £72,000 and is reviewed every April by the board."
 

@@ -16,10 +16,10 @@ from typer.testing import CliRunner
 
 pytest.importorskip("starlette", reason="the review extra is not installed")
 
-from ragcard._cli.main import app  # noqa: E402
-from ragcard.review import load_run, make_packet  # noqa: E402
-from ragcard.review.app import create_app  # noqa: E402
-from ragcard.review.store import STORE_FILE, ReviewStore  # noqa: E402
+from ragcard._cli.main import app
+from ragcard.review import load_run, make_packet
+from ragcard.review.app import create_app
+from ragcard.review.store import STORE_FILE, ReviewStore
 
 runner = CliRunner()
 

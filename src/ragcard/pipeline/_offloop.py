@@ -21,7 +21,7 @@ __all__ = ["OffLoop", "Stopped", "unwrap"]
 T = TypeVar("T")
 
 
-class Stopped(Exception):  # noqa: N818 — carries the interrupt across the threads
+class Stopped(Exception):
     """A ``KeyboardInterrupt`` or ``SystemExit`` raised by work on the off-loop thread; the
     caller re-raises :attr:`original` (an event loop that let it escape would stop serving and
     leave every other submitted job waiting for ever)."""

@@ -41,7 +41,7 @@ SEVERITIES: tuple[Severity, ...] = ("critical", "high", "medium", "low")
 CATEGORIES: Mapping[str, str] = ATTACK_CATEGORIES
 
 
-class NotApplicable(Exception):  # noqa: N818 — a reason, not a failure
+class NotApplicable(Exception):
     """The attack does not apply to this project; the message says why."""
 
 
