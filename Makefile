@@ -29,6 +29,7 @@ demo: install
 # when a change to the agent, judge or scoring is meant to move the results, and commit it.
 shipped: install
 	rm -rf examples/handbook/shipped
+	mkdir -p out
 	$(BIN)/ragcard run examples/handbook --fresh --no-progress --out examples/handbook/shipped \
 	  --eval-dir out/shipped-eval --db sqlite:///out/shipped-history.sqlite; rc=$$?; [ $$rc -le 1 ]
 	rm -f examples/handbook/shipped/run.json

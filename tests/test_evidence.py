@@ -52,6 +52,11 @@ def test_a_straddling_gate_says_how_large_a_sample_would_tell(tmp_path: Path) ->
     missed = MetricValue(SPEC, 0.85, 40, (0.72, 0.93))
     decision = decide(load_thresholds(path), {"recall@5": missed}, {}, {"recall@5": SPEC})
     assert decision.decision == "hold" and "about 103 (now 40)" in str(decision.results[0].note)
+    # 0.048 against <= 0.05 (the demo's false_abstention): no practical sample, and it says so
+    close = MetricValue(SPEC, 0.899, 145, (0.85, 0.93))
+    decision = decide(load_thresholds(path), {"recall@5": close}, {}, {"recall@5": SPEC})
+    note = str(decision.results[0].note)
+    assert "so close to the threshold that only about 139,345 items (now 145)" in note, note
 
 
 def test_the_minimum_is_lowered_in_the_thresholds_file_with_a_reason(tmp_path: Path) -> None:

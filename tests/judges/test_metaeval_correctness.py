@@ -9,6 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from ragcard._cli.main import app
+from ragcard.aggregation._scorer import JudgeCrashes
 from ragcard.errors import InputError
 from ragcard.judges import build_judge
 from ragcard.judges.metaeval.correctness import (
@@ -81,6 +82,7 @@ def test_the_shipped_correctness_calibration_is_on_the_judge_line() -> None:
 
     class Scorer:
         judge_failures = 0
+        crashes = JudgeCrashes()
 
-    block = judge_block(judge, Scorer())  # type: ignore[arg-type]  # (judge_failures only)
+    block = judge_block(judge, Scorer())  # type: ignore[arg-type]  # (failures and crashes only)
     assert "correctness vs 167 labels (demo-correctness)" in judge_summary(block)

@@ -366,8 +366,13 @@ def _judge(threshold: Threshold, result: MetricValue | Unscored | None) -> Thres
             # the end that crosses the line, and how many items would pull it back
             crossing = low if compare(high, threshold.value) == met else high
             needed = items_to_tell(result.value, crossing, threshold.value, result.n)
-            if needed is not None and needed > result.n:
-                note += f"; a sample of about {needed} (now {result.n}) would tell"
+            if needed is not None and needed > 100 * result.n:  # no practical sample
+                note += (
+                    f"; the result sits so close to the threshold that only about {needed:,} "
+                    f"items (now {result.n}) would tell"
+                )
+            elif needed is not None and needed > result.n:
+                note += f"; a sample of about {needed:,} (now {result.n}) would tell"
     return ThresholdResult(threshold, result, "met" if met else "missed", note)
 
 
