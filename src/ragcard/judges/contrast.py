@@ -40,8 +40,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from difflib import SequenceMatcher
+from functools import lru_cache
 
 from ragcard._sentences import sentence_spans
+from ragcard.judges.contrast_anchor import name_by_anchor, name_in_slot, relation_by_anchor
 from ragcard.judges.contrast_clauses import (
     _clause_negation,
     _clause_relation,
@@ -105,9 +107,11 @@ def find_contrast(
 
 
 def contrast_in(
-    claim: str, sentences: Iterable[str], *, outdated: Sequence[str] = ()
+    claim: str, sentences: Iterable[str], *, outdated: Sequence[str] = (),
+    context: Sequence[str] = (),
 ) -> Contrast | None:
-    """:func:`find_contrast` over sentences already split."""
+    """:func:`find_contrast` over sentences already split; ``context``: the passages they
+    come from, whose names mark a claim's capitalised first word as a name."""
     claim = _ANSWER_WORD.sub("", claim, count=1)
     ours = _tokens(claim)
     if not ours or len(ours) > MAX_ALIGNED:
@@ -120,6 +124,7 @@ def contrast_in(
         return None
     # a capitalised first word is a name when the texts write it capitalised inside a sentence
     proper = {t.norm for tokens in (ours, *evidence) for t in tokens if t.name}
+    proper = proper.union(*map(_proper_names, context))
     ours, evidence = _named(ours, proper), [_named(tokens, proper) for tokens in evidence]
     copied = {
         tuple(t.norm for t in tokens[i : i + RUN])
@@ -150,7 +155,16 @@ def contrast_in(
         _clause_negation(ours, evidence)
         or _clause_relation(ours, evidence)
         or _name_binding(ours, evidence)
+        or name_in_slot(ours, evidence)
+        or name_by_anchor(ours, evidence)
+        or relation_by_anchor(ours, evidence)
     )
+
+
+@lru_cache(maxsize=512)
+def _proper_names(text: str) -> frozenset[str]:
+    """The words a passage writes as names (capitalised inside a sentence, or codes)."""
+    return frozenset(t.norm for s in _split(text) for t in _tokens(s) if t.name)
 
 
 def is_copy(claim: str, sentences: Iterable[str]) -> bool:
