@@ -43,7 +43,12 @@ from difflib import SequenceMatcher
 from functools import lru_cache
 
 from ragcard._sentences import sentence_spans
-from ragcard.judges.contrast_anchor import name_by_anchor, name_in_slot, relation_by_anchor
+from ragcard.judges.contrast_anchor import (
+    name_by_anchor,
+    name_in_slot,
+    negation_by_anchor,
+    relation_by_anchor,
+)
 from ragcard.judges.contrast_clauses import (
     _clause_negation,
     _clause_relation,
@@ -157,6 +162,7 @@ def contrast_in(
         or _name_binding(ours, evidence)
         or name_in_slot(ours, evidence)
         or name_by_anchor(ours, evidence)
+        or negation_by_anchor(ours, evidence)
         or relation_by_anchor(ours, evidence)
     )
 

@@ -10,7 +10,8 @@ contrast rules):
 * **a relation word flipped next to a shared word** — a relation word of the claim, where the
   evidence sentence has another value of its axis (and never the claim's) beside a word the
   claim has beside its own ("the shortest running character" for "the longest - running cast
-  member"), their negations agreeing.
+  member"), their negations agreeing; for obligation and permission, where the two say
+  different things read with their negations ("must be used" for "may be used").
 
 The evidence sentence is one that holds most of the claim's content words (at least
 :data:`ALIGNED_SHARE` of them, and among the :data:`BEST` that hold most).
@@ -19,6 +20,7 @@ The evidence sentence is one that holds most of the claim's content words (at le
 from __future__ import annotations
 
 from difflib import SequenceMatcher
+from itertools import pairwise
 
 from ragcard.judges.contrast_clauses import _name_runs
 from ragcard.judges.contrast_lexicon import MODAL_AXIS
@@ -28,6 +30,7 @@ from ragcard.judges.contrast_text import (
     _abbreviates,
     _content,
     _parity,
+    _polarity,
     _question,
     _surface,
     _Token,
@@ -192,7 +195,10 @@ def relation_by_anchor(ours: list[_Token], evidence: list[list[_Token]]) -> Cont
                 if not anchors & {t.norm for t in near}:
                     continue
                 mine_side, their_side = _near(ours, i), near
-                if _parity(mine_side, their_side, False) != _parity(their_side, mine_side, False):
+                if axis == MODAL_AXIS:
+                    if _polarity(mine_side, their_side, prefixes=False) != "relation":
+                        continue  # "must" for "required", "must not" for "may not": the same
+                elif _parity(mine_side, their_side, False) != _parity(their_side, mine_side, False):
                     continue  # "not before" for "after": the same
                 said, written = _surface(mine_side), _surface(their_side)
                 return Contrast("relation", said, written,
@@ -201,8 +207,44 @@ def relation_by_anchor(ours: list[_Token], evidence: list[list[_Token]]) -> Cont
     return None
 
 
-#: Axes read elsewhere: obligation with the negations, periods with the figures ("24 hours").
-_FIGURE_AXES = frozenset({MODAL_AXIS, "period"})
+def negation_by_anchor(ours: list[_Token], evidence: list[list[_Token]]) -> Contrast | None:
+    """A negation on one side only of two words the claim and its best evidence sentence both
+    state side by side — what the negation bears on, the first content word after it — read
+    with the words around them ("with further approval" for "without further approval"; "must
+    not install" agrees with "installing … is forbidden")."""
+    said_with = _grams(evidence)
+    norms = [t.norm for t in ours]
+    for sentence in aligned_sentences(ours, evidence):
+        for side, other in ((ours, sentence), (sentence, ours)):
+            pairs = {(a.norm, b.norm): k for k, (a, b) in enumerate(pairwise(other))}
+            for i, token in enumerate(side):
+                if not token.negative:
+                    continue
+                k = next((k for k in range(i + 1, len(side)) if side[k].content
+                          and not side[k].negative), None)  # fmt: skip
+                if k is None or k + 1 >= len(side) or k - i > ANCHOR:
+                    continue
+                at = pairs.get((side[k].norm, side[k + 1].norm))
+                if at is None:
+                    continue
+                c = k if side is ours else at  # the focus, in the claim
+                if tuple(norms[c - 1 : c + 2]) in said_with:
+                    continue  # the claim's words there are stated as they are elsewhere
+                here, there = _near(side, k), _near(other, at)
+                if _polarity(here, there, prefixes=False) != "negation":
+                    continue
+                mine, yours = (here, there) if side is ours else (there, here)
+                said, written = _surface(mine), _surface(yours)
+                if side is ours:
+                    return Contrast("negation", said, written,
+                                    f"negates '{written}' (says '{said}')")
+                return Contrast("negation", said, written,
+                                f"drops the negation in '{written}' (says '{said}')")
+    return None
+
+
+#: Axes read elsewhere: periods with the figures ("24 hours").
+_FIGURE_AXES = frozenset({"period"})
 
 
 def _near(tokens: list[_Token], i: int) -> list[_Token]:
