@@ -52,9 +52,7 @@ def aligned_sentences(ours: list[_Token], evidence: list[list[_Token]]) -> list[
     terms = _content([t for t in ours if not t.name])
     if len(terms) < 3:
         return []
-    scored = [
-        (len(terms & _content(s)), i) for i, s in enumerate(evidence) if not _question(s)
-    ]
+    scored = [(len(terms & _content(s)), i) for i, s in enumerate(evidence) if not _question(s)]
     scored = [(n, i) for n, i in scored if n >= ALIGNED_SHARE * len(terms)]
     scored.sort(key=lambda pair: (-pair[0], pair[1]))
     seen: list[list[_Token]] = []
@@ -93,8 +91,9 @@ def name_in_slot(ours: list[_Token], evidence: list[list[_Token]]) -> Contrast |
                     if _same_referent(name, other, ours, sentence):
                         continue
                     said, written = _surface(name), _surface(other)
-                    return Contrast("name", said, written,
-                                    f"says '{said}' where the passage says '{written}'")
+                    return Contrast(
+                        "name", said, written, f"says '{said}' where the passage says '{written}'"
+                    )
     return None
 
 
@@ -128,14 +127,19 @@ def name_by_anchor(ours: list[_Token], evidence: list[list[_Token]]) -> Contrast
                 j = i + len(other)
                 lefts = left is not None and i > 0 and sentence[i - 1].norm == left.norm
                 rights = right is not None and j < len(sentence) and sentence[j].norm == right.norm
-                strong = (lefts and rights) or (lefts and left.content) or (  # type: ignore[union-attr]
-                    rights and right.content  # type: ignore[union-attr]
+                strong = (
+                    (lefts and rights)
+                    or (lefts and left.content)
+                    or (  # type: ignore[union-attr]
+                        rights and right.content  # type: ignore[union-attr]
+                    )
                 )
                 if not strong or _same_referent(name, other, ours, sentence):
                     continue
                 said, written = _surface(name), _surface(other)
-                return Contrast("name", said, written,
-                                f"says '{said}' where the passage says '{written}'")
+                return Contrast(
+                    "name", said, written, f"says '{said}' where the passage says '{written}'"
+                )
     return None
 
 
@@ -201,9 +205,13 @@ def relation_by_anchor(ours: list[_Token], evidence: list[list[_Token]]) -> Cont
                 elif _parity(mine_side, their_side, False) != _parity(their_side, mine_side, False):
                     continue  # "not before" for "after": the same
                 said, written = _surface(mine_side), _surface(their_side)
-                return Contrast("relation", said, written,
-                                f"says '{token.surface}' where the passage says "
-                                f"'{theirs.surface}' ('{said}' for '{written}')")
+                return Contrast(
+                    "relation",
+                    said,
+                    written,
+                    f"says '{token.surface}' where the passage says "
+                    f"'{theirs.surface}' ('{said}' for '{written}')",
+                )
     return None
 
 
@@ -231,20 +239,33 @@ def negation_by_anchor(ours: list[_Token], evidence: list[list[_Token]]) -> Cont
                 if tuple(norms[c - 1 : c + 2]) in said_with:
                     continue  # the claim's words there are stated as they are elsewhere
                 here, there = _near(side, k), _near(other, at)
-                if _polarity(here, there, prefixes=False) != "negation":
-                    continue
+                if _polarity(_clause_at(side, k), _clause_at(other, at), False) != "negation":
+                    continue  # read with the whole clause: "is optional" frees "not have to"
                 mine, yours = (here, there) if side is ours else (there, here)
                 said, written = _surface(mine), _surface(yours)
                 if side is ours:
-                    return Contrast("negation", said, written,
-                                    f"negates '{written}' (says '{said}')")
-                return Contrast("negation", said, written,
-                                f"drops the negation in '{written}' (says '{said}')")
+                    return Contrast(
+                        "negation", said, written, f"negates '{written}' (says '{said}')"
+                    )
+                return Contrast(
+                    "negation", said, written, f"drops the negation in '{written}' (says '{said}')"
+                )
     return None
 
 
 #: Axes read elsewhere: periods with the figures ("24 hours").
 _FIGURE_AXES = frozenset({"period"})
+
+
+def _clause_at(tokens: list[_Token], i: int) -> list[_Token]:
+    """The tokens of the clause holding position ``i`` (cut at commas and connectives)."""
+    start = i
+    while start > 0 and not tokens[start].clause:
+        start -= 1
+    end = i + 1
+    while end < len(tokens) and not tokens[end].clause:
+        end += 1
+    return tokens[start:end]
 
 
 def _near(tokens: list[_Token], i: int) -> list[_Token]:
