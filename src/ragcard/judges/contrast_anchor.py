@@ -127,13 +127,10 @@ def name_by_anchor(ours: list[_Token], evidence: list[list[_Token]]) -> Contrast
                 j = i + len(other)
                 lefts = left is not None and i > 0 and sentence[i - 1].norm == left.norm
                 rights = right is not None and j < len(sentence) and sentence[j].norm == right.norm
-                strong = (
-                    (lefts and rights)
-                    or (lefts and left.content)
-                    or (  # type: ignore[union-attr]
-                        rights and right.content  # type: ignore[union-attr]
-                    )
+                content = (lefts and left is not None and left.content) or (
+                    rights and right is not None and right.content
                 )
+                strong = (lefts and rights) or content
                 if not strong or _same_referent(name, other, ours, sentence):
                     continue
                 said, written = _surface(name), _surface(other)
