@@ -318,9 +318,18 @@ def _contrast(
         _axis_flip(ours, theirs, *spans) and _parity(mine, yours) == _parity(yours, mine)
     ):
         kind = "relation"
-    if kind is None and "name" in allowed and _name_swap(ours, theirs, strict=strict):
+    if kind is None and "name" in allowed and _name_swap(ours, theirs, strict=strict) and not (
+        _listed_both(ours, evidence) and _listed_both(theirs, claim)
+    ):
         kind = "name"
     return None if kind is None else _made(kind, claim, evidence, where)
+
+
+def _listed_both(names: list[_Token], other: list[_Token]) -> bool:
+    """Whether every name of one side's change is stated by the other side too: two names of
+    a list in another order ("Marilyn Bergman and Alan Bergman"), not one for another."""
+    wanted = {t.norm for t in names if t.name}
+    return bool(wanted) and wanted <= {t.norm for t in other}
 
 
 def _focus_in_place(ours: list[_Token], theirs: list[_Token]) -> bool:
