@@ -319,17 +319,19 @@ def _contrast(
     ):
         kind = "relation"
     if kind is None and "name" in allowed and _name_swap(ours, theirs, strict=strict) and not (
-        _listed_both(ours, evidence) and _listed_both(theirs, claim)
+        _listed_both(ours, evidence, e1, e2) and _listed_both(theirs, claim, c1, c2)
     ):
         kind = "name"
     return None if kind is None else _made(kind, claim, evidence, where)
 
 
-def _listed_both(names: list[_Token], other: list[_Token]) -> bool:
-    """Whether every name of one side's change is stated by the other side too: two names of
-    a list in another order ("Marilyn Bergman and Alan Bergman"), not one for another."""
+def _listed_both(names: list[_Token], other: list[_Token], a: int, b: int) -> bool:
+    """Whether every name of one side's change is stated by the other side too, next to its
+    change (``a:b``, :data:`WINDOW` tokens either side): two names of a list in another order
+    ("Marilyn Bergman and Alan Bergman"), not one for another."""
     wanted = {t.norm for t in names if t.name}
-    return bool(wanted) and wanted <= {t.norm for t in other}
+    near = other[max(0, a - WINDOW) : b + WINDOW]
+    return bool(wanted) and wanted <= {t.norm for t in near}
 
 
 def _focus_in_place(ours: list[_Token], theirs: list[_Token]) -> bool:
