@@ -71,13 +71,15 @@ def _lower_first(text: str) -> str:
 
 
 _RESPECTIVELY = re.compile(r"\brespectively\b", re.I)
-_PREPOSITION_BEFORE = re.compile(r"\b(of|in|for|to|by|on|at|with)\s+(?:the|a|an|his|her|their|its)\s+$")
+_PREPOSITION_BEFORE = re.compile(
+    r"\b(of|in|for|to|by|on|at|with)\s+(?:the|a|an|his|her|their|its)\s+$"
+)
 
 
 def _parallel(before: str, rest: str) -> bool:
     """Whether the pair stands between "<preposition> the" and the same preposition again."""
     found = _PREPOSITION_BEFORE.search(before)
-    return bool(found) and re.match(rf"\s*{found.group(1)}\b", rest) is not None
+    return found is not None and re.match(rf"\s*{found.group(1)}\b", rest) is not None
 
 
 def reorder(sentence: str, passage: str, rng: random.Random) -> Variant | None:
