@@ -456,7 +456,7 @@ def test_a_calibration_measured_under_other_rules_is_not_shown() -> None:
 
     judge = EnsembleJudge(llm_vote=True, llm_judge=LocalDefaults())
     assert "rules" not in record["judge"]["settings"]
-    assert judge.identity.settings["rules"] == "ensemble-rules/4"
+    assert judge.identity.settings["rules"] == "ensemble-rules/5"
     assert shipped_calibration(judge.identity) is None
     assert record["datasets"][0]["name"] == "wice-100" and record["datasets"][0]["n"] == 100
     without_vote = shipped_calibration(EnsembleJudge().identity)

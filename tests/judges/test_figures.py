@@ -87,7 +87,7 @@ def test_the_ensemble_never_supports_a_changed_figure_its_evidence_also_states()
     judge = EnsembleJudge(encoder=StubEncoder())
     right, changed = asyncio.run(judge.judge(JudgeContext(
         (SEASONS, SEASONS.replace("season three", "season four")), passage, "pay?")))
-    assert RULES_VERSION == "ensemble-rules/4"
+    assert RULES_VERSION == "ensemble-rules/5"
     assert judge.identity.settings["rules"] == RULES_VERSION
     assert right.reason is not None and "figure changed" not in right.reason
     assert changed.label == "not_supported" and changed.score <= 0.3

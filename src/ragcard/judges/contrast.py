@@ -40,8 +40,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from difflib import SequenceMatcher
+from functools import lru_cache
 
 from ragcard._sentences import sentence_spans
+from ragcard.judges.contrast_anchor import (
+    name_by_anchor,
+    name_in_slot,
+    negation_by_anchor,
+    relation_by_anchor,
+)
 from ragcard.judges.contrast_clauses import (
     _clause_negation,
     _clause_relation,
@@ -105,9 +112,11 @@ def find_contrast(
 
 
 def contrast_in(
-    claim: str, sentences: Iterable[str], *, outdated: Sequence[str] = ()
+    claim: str, sentences: Iterable[str], *, outdated: Sequence[str] = (),
+    context: Sequence[str] = (),
 ) -> Contrast | None:
-    """:func:`find_contrast` over sentences already split."""
+    """:func:`find_contrast` over sentences already split; ``context``: the passages they
+    come from, whose names mark a claim's capitalised first word as a name."""
     claim = _ANSWER_WORD.sub("", claim, count=1)
     ours = _tokens(claim)
     if not ours or len(ours) > MAX_ALIGNED:
@@ -120,6 +129,7 @@ def contrast_in(
         return None
     # a capitalised first word is a name when the texts write it capitalised inside a sentence
     proper = {t.norm for tokens in (ours, *evidence) for t in tokens if t.name}
+    proper = proper.union(*map(_proper_names, context))
     ours, evidence = _named(ours, proper), [_named(tokens, proper) for tokens in evidence]
     copied = {
         tuple(t.norm for t in tokens[i : i + RUN])
@@ -150,7 +160,17 @@ def contrast_in(
         _clause_negation(ours, evidence)
         or _clause_relation(ours, evidence)
         or _name_binding(ours, evidence)
+        or name_in_slot(ours, evidence)
+        or name_by_anchor(ours, evidence)
+        or negation_by_anchor(ours, evidence)
+        or relation_by_anchor(ours, evidence)
     )
+
+
+@lru_cache(maxsize=512)
+def _proper_names(text: str) -> frozenset[str]:
+    """The words a passage writes as names (capitalised inside a sentence, or codes)."""
+    return frozenset(t.norm for s in _split(text) for t in _tokens(s) if t.name)
 
 
 def is_copy(claim: str, sentences: Iterable[str]) -> bool:
@@ -298,9 +318,20 @@ def _contrast(
         _axis_flip(ours, theirs, *spans) and _parity(mine, yours) == _parity(yours, mine)
     ):
         kind = "relation"
-    if kind is None and "name" in allowed and _name_swap(ours, theirs, strict=strict):
+    if kind is None and "name" in allowed and _name_swap(ours, theirs, strict=strict) and not (
+        _listed_both(ours, evidence, e1, e2) and _listed_both(theirs, claim, c1, c2)
+    ):
         kind = "name"
     return None if kind is None else _made(kind, claim, evidence, where)
+
+
+def _listed_both(names: list[_Token], other: list[_Token], a: int, b: int) -> bool:
+    """Whether every name of one side's change is stated by the other side too, next to its
+    change (``a:b``, :data:`WINDOW` tokens either side): two names of a list in another order
+    ("Marilyn Bergman and Alan Bergman"), not one for another."""
+    wanted = {t.norm for t in names if t.name}
+    near = other[max(0, a - WINDOW) : b + WINDOW]
+    return bool(wanted) and wanted <= {t.norm for t in near}
 
 
 def _focus_in_place(ours: list[_Token], theirs: list[_Token]) -> bool:

@@ -111,10 +111,12 @@ _OPTIONS: dict[str, type | tuple[type, ...]] = {
 NUMBER_CAP = 0.3
 #: Bumped whenever the verdict rule around the weights changes (recorded in the identity, so a
 #: calibration measured with another rule is not shown as this judge's).
-RULES_VERSION = "ensemble-rules/4"  # 2: numbers must be in the evidence sentences; 3: and
+RULES_VERSION = "ensemble-rules/5"  # 2: numbers must be in the evidence sentences; 3: and
 # not replaced by another figure in the sentence the claim copies (ragcard.judges.figures);
 # 4: no negation, name or relation word changed there either, and a copy of an evidence
-# sentence up to synonyms and units is supported (ragcard.judges.contrast)
+# sentence up to synonyms and units is supported (ragcard.judges.contrast); 5: and no name
+# put where another name stands, no relation or modal word flipped beside a shared word, no
+# one-sided negation (ragcard.judges.contrast_anchor)
 #: Where the vote-free model's P(supported) leaves the shipped LLM-vote weights to the LLM
 #: (chosen on the WiCE training claims; see the module docstring).
 DEFAULT_LLM_BAND = (0.10, 0.85)

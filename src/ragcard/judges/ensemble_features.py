@@ -189,7 +189,8 @@ class FeatureExtractor:
         evidence = _evidence_sentences(lexical, index, matches, top)
         return ClaimFeatures(
             values, lexical, passage_id, span, _unmatched(claim, evidence),
-            conflicting_figures(claim, evidence), contrast_in(claim, evidence),
+            conflicting_figures(claim, evidence),
+            contrast_in(claim, evidence, context=[p.text for p in index.passages]),
             is_copy(claim, evidence),
         )
 

@@ -70,6 +70,18 @@ def _lower_first(text: str) -> str:
     return text[:1].lower() + text[1:] if first in _LOWER_FIRST else text
 
 
+_RESPECTIVELY = re.compile(r"\brespectively\b", re.I)
+_PREPOSITION_BEFORE = re.compile(
+    r"\b(of|in|for|to|by|on|at|with)\s+(?:the|a|an|his|her|their|its)\s+$"
+)
+
+
+def _parallel(before: str, rest: str) -> bool:
+    """Whether the pair stands between "<preposition> the" and the same preposition again."""
+    found = _PREPOSITION_BEFORE.search(before)
+    return found is not None and re.match(rf"\s*{found.group(1)}\b", rest) is not None
+
+
 def reorder(sentence: str, passage: str, rng: random.Random) -> Variant | None:
     """A leading adverbial phrase moved to the end, a trailing date phrase to the front, or two
     names joined by "and" swapped; ``None`` when none of these shapes is there."""
@@ -85,6 +97,8 @@ def reorder(sentence: str, passage: str, rng: random.Random) -> Variant | None:
         rest, phrase = trail.groups()
         text = f"{phrase[:1].upper()}{phrase[1:]}, {_lower_first(rest)}."
         return Variant("reordered", text, f"'{phrase}' moved to the front")
+    if _RESPECTIVELY.search(sentence):
+        return None  # "A and B … as X and Y, respectively": swapping either pair remaps them
     names = {(start, end) for start, end, _name in find_names(sentence)}
     for pair in _TWO_NAMES.finditer(sentence):
         one, two = pair.groups()
@@ -114,6 +128,9 @@ def reorder(sentence: str, passage: str, rng: random.Random) -> Variant | None:
             or one.endswith("ed") != two.endswith("ed")  # "of pine and consisted of": clauses
             or not before
             or before[0].lower() not in _BEFORE_PAIR
+            # "player of the tournament and captain of the team": the words end two parallel
+            # phrases, each of its own head, not one pair
+            or _parallel(sentence[: pair.start()], rest)
             # Both words must be whole conjuncts: punctuation or a preposition after the pair.
             or not re.match(r"\s*(?:[,.;:!?)]|$|(?:of|in|for|to|that|which|by|on|at|with)\b)", rest)
         ):
