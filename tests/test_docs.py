@@ -301,6 +301,15 @@ def test_no_message_cites_a_spec_users_do_not_have() -> None:
     assert not found, f"these cite SPEC §, which users do not have; point to docs/ instead: {found}"
 
 
+def test_no_comment_or_docstring_points_to_the_spec() -> None:
+    """Code comments and docstrings point to docs/ pages, which ship; never to the spec."""
+    found = [f"{p.relative_to(ROOT)}:{n}"
+             for p in sorted(SRC.rglob("*")) if p.suffix in {".py", ".md"}
+             for n, line in enumerate(p.read_text("utf-8").splitlines(), 1)
+             if re.search(r"\bSPEC\b(?!S)", line) and "_SPEC" not in line]  # fmt: skip
+    assert not found, f"these point to the spec, which users do not have; use docs/: {found}"
+
+
 def _slug(heading: str) -> str:
     """GitHub's anchor for a heading."""
     text = heading.lstrip("#").strip().lower()

@@ -155,7 +155,7 @@ def resolve_targets(
     heldout_share: float | None = None,
 ) -> Targets:
     """Targets from, in order of precedence: explicit arguments, the TOML file at ``path``,
-    the kit's SPEC defaults (kit given, else named in the file, else inferred from
+    the kit's default shares (kit given, else named in the file, else inferred from
     ``categories``)."""
     if kit is not None and kit not in KITS:
         raise ConfigError(f"unknown kit {kit!r}; choose one of: {', '.join(KITS)}")

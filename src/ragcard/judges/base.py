@@ -23,7 +23,8 @@ For these, a verdict's ``"supported"`` label reads *yes* and ``"not_supported"``
 
 A fourth task grades a whole answer against the item's expected answer:
 
-* ``"correctness"`` — does the answer state what the expected answer states (SPEC §2)?
+* ``"correctness"`` — does the answer state what the expected answer states
+  (docs/metrics.md#answer-correctness)?
   ``claims`` holds the answer text, ``reference`` the expected answer (required),
   ``question`` the question, ``passages`` the item's gold passages. The verdict's
   :attr:`Verdict.grade` is ``"correct"`` (every key fact), ``"partial"`` (some of the key
@@ -72,7 +73,7 @@ Task = Literal["support", "relevance", "abstention", "correctness"]
 TASKS: tuple[Task, ...] = get_args(Task)
 #: A ``partial`` correctness verdict from this score has the main point (module docstring).
 MAIN_POINT = 0.5
-#: A correctness verdict (SPEC §2): the answer against the expected answer.
+#: A correctness verdict: the answer against the expected answer (docs/metrics.md).
 Grade = Literal["correct", "partial", "wrong"]
 GRADES: tuple[Grade, ...] = get_args(Grade)
 _GRADE_LABELS: dict[str, Label] = {

@@ -11,7 +11,7 @@ Your own labels: one JSON object per line (JSON Lines, UTF-8)::
      "id": "HB-0003", "group": "handbook", "split": "dev"}
 
 * ``question``, ``expected_answer`` (alias ``reference``), ``answer`` (required).
-* ``label`` (required) — ``correct`` | ``partial`` | ``wrong`` (SPEC §2's definitions).
+* ``label`` (required) — ``correct`` | ``partial`` | ``wrong`` (docs/metrics.md defines them).
 * ``main_point`` — for a ``partial``: does the answer give the main point, with only a
   secondary detail missing (rubric level 2, not 1)?
 * ``passages`` — the gold passages the reader had, ``[{"id", "text"}]``.

@@ -21,7 +21,7 @@ Fields:
 * ``supporting`` — ids of the passages that hold the support; gives the position breakdown
   (support in the first passage vs. a later one).
 * ``split`` — ``dev`` or ``test`` to fix an example's part; otherwise the seeded hash decides.
-  ``heldout`` (the question sets' word, SPEC §1.1) is the test part: a threshold is tuned and
+  ``heldout`` (the question sets' word, docs/formats.md) is the test part: a threshold is tuned and
   ensemble weights are trained on the dev part only, so held-out labels are only reported.
 
 Unknown fields are kept by the reader and ignored. Every bad line is reported at once, with
