@@ -7,6 +7,9 @@ import ragcard.adapters
 import ragcard.reference
 
 EXPECTED = {
+    # the seams a plugin implements, and the exit codes
+    "Adapter", "AgentCall", "AgentReply", "AttemptContext", "Evidence", "ExitCode", "Judge",
+    "JudgeContext", "JudgeError", "JudgeIdentity", "Layer", "RetrievingAdapter", "Verdict",
     "AgentError", "AgentResponse", "ConfigError", "Corpus", "EvaluationResult", "InputError",
     "MetricSpec", "MetricValue", "MissingExtraError", "Passage", "Problem", "Question",
     "QuestionSet", "RagcardError", "RecordedResponse", "Threshold", "Thresholds", "Unscored",

@@ -11,11 +11,14 @@ from typing import TYPE_CHECKING, Any
 from ragcard._version import __version__
 
 if TYPE_CHECKING:
+    from ragcard.adapters.base import Adapter, AgentCall, AgentReply, RetrievingAdapter
     from ragcard.decision.thresholds import Threshold, Thresholds, load_thresholds
     from ragcard.errors import (
         AgentError,
         ConfigError,
+        ExitCode,
         InputError,
+        JudgeError,
         MissingExtraError,
         Problem,
         RagcardError,
@@ -23,21 +26,26 @@ if TYPE_CHECKING:
     from ragcard.inputs.corpus import Corpus, Passage, load_corpus
     from ragcard.inputs.questions import Question, QuestionSet, load_questions
     from ragcard.inputs.responses import AgentResponse, RecordedResponse, load_responses
-    from ragcard.metrics.base import MetricSpec, MetricValue, Unscored
+    from ragcard.judges.base import Evidence, Judge, JudgeContext, JudgeIdentity, Verdict
+    from ragcard.metrics.base import AttemptContext, Layer, MetricSpec, MetricValue, Unscored
     from ragcard.pipeline.evaluation import EvaluationResult, load_inputs, score_responses
     from ragcard.pipeline.running import run_evaluation
 
 # Each public name is imported on first use (PEP 562), so `import ragcard` — and every
 # `ragcard` command, `--version` first — loads only what it needs.
 _HOME = {
+    # the seams a plugin implements: an agent adapter (docs/agents.md), a judge, a layer
+    "ragcard.adapters.base": ("Adapter", "AgentCall", "AgentReply", "RetrievingAdapter"),
+    "ragcard.judges.base": ("Evidence", "Judge", "JudgeContext", "JudgeIdentity", "Verdict"),
     "ragcard.decision.thresholds": ("Threshold", "Thresholds", "load_thresholds"),
     "ragcard.errors": (
-        "AgentError", "ConfigError", "InputError", "MissingExtraError", "Problem", "RagcardError",
+        "AgentError", "ConfigError", "ExitCode", "InputError", "JudgeError", "MissingExtraError",
+        "Problem", "RagcardError",
     ),
     "ragcard.inputs.corpus": ("Corpus", "Passage", "load_corpus"),
     "ragcard.inputs.questions": ("Question", "QuestionSet", "load_questions"),
     "ragcard.inputs.responses": ("AgentResponse", "RecordedResponse", "load_responses"),
-    "ragcard.metrics.base": ("MetricSpec", "MetricValue", "Unscored"),
+    "ragcard.metrics.base": ("AttemptContext", "Layer", "MetricSpec", "MetricValue", "Unscored"),
     "ragcard.pipeline.evaluation": ("EvaluationResult", "load_inputs", "score_responses"),
     "ragcard.pipeline.running": ("run_evaluation",),
 }
@@ -60,12 +68,23 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
+    "Adapter",
+    "AgentCall",
     "AgentError",
+    "AgentReply",
     "AgentResponse",
+    "AttemptContext",
     "ConfigError",
     "Corpus",
     "EvaluationResult",
+    "Evidence",
+    "ExitCode",
     "InputError",
+    "Judge",
+    "JudgeContext",
+    "JudgeError",
+    "JudgeIdentity",
+    "Layer",
     "MetricSpec",
     "MetricValue",
     "MissingExtraError",
@@ -75,10 +94,11 @@ __all__ = [
     "QuestionSet",
     "RagcardError",
     "RecordedResponse",
+    "RetrievingAdapter",
     "Threshold",
     "Thresholds",
     "Unscored",
-    "__version__",
+    "Verdict",
     "load_corpus",
     "load_inputs",
     "load_questions",
@@ -86,4 +106,5 @@ __all__ = [
     "load_thresholds",
     "run_evaluation",
     "score_responses",
+    "__version__",
 ]

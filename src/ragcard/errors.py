@@ -8,20 +8,28 @@
     ├── ConfigError               a bad ragcard.toml / thresholds file / option (exit 2)
     │   └── ConfigFileError       … listing every problem with its TOML line (also an InputError)
     ├── MissingExtraError         an optional backend is not installed (exit 2, with the pip hint)
+    ├── ModelInstallError         a local model could not be installed (pip, a part, its checksum)
+    ├── JudgeError                a judge could not return a verdict; recorded on the answer
+    │   └── TaskNotSupportedError … this backend cannot judge this task (unscored, never 0)
     └── AgentError                one agent call failed; the runner records it on the item
         ├── AgentTimeout          the call ran past its timeout (transient: retried)
-        ├── AgentTransportError   connection refused, HTTP 5xx, 429 … (transient: retried)
-        └── AgentOutputError      the agent answered, but not with a valid response (kept raw)
+        ├── AgentTransportError   connection refused, HTTP 5xx … (transient: retried)
+        │   └── RateLimitedError  HTTP 429, with the server's Retry-After
+        ├── AgentOutputError      the agent answered, but not with a valid response (kept raw)
+        ├── NotRecordedError      replay: no recorded response for this item-attempt
+        └── RecordedFailure       replay: the attempt failed in the recorded run, as it failed
 
 User errors print without a traceback; the CLI maps ``InputError``/``ConfigError``/
 ``MissingExtraError`` to exit code 2. Any other exception is a bug in ragcard: the CLI exits 3
 with a one-line hint and the traceback saved to a log file (:mod:`ragcard._cli._crash`).
-Agent errors never end a run: they become the ``error`` record of one item-attempt.
+Agent errors never end a run: they become the ``error`` record of one item-attempt. Every exit
+status is an :class:`ExitCode` (README "Exit codes").
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import IntEnum
 
 __all__ = [
     "AgentError",
@@ -30,12 +38,38 @@ __all__ = [
     "AgentTransportError",
     "ConfigError",
     "ConfigFileError",
+    "ExitCode",
     "InputError",
+    "JudgeError",
     "MissingExtraError",
+    "ModelInstallError",
+    "NotRecordedError",
     "Problem",
     "RagcardError",
+    "RateLimitedError",
+    "RecordedFailure",
+    "TaskNotSupportedError",
     "one_line",
 ]
+
+
+class ExitCode(IntEnum):
+    """The exit status of every ``ragcard`` command (README "Exit codes", docs/ci.md)."""
+
+    #: ship, the regression gate passed, a valid signature, nothing blocks
+    OK = 0
+    #: hold: a threshold missed or unscored, a gate failed, an invalid signature, a blocking
+    #: problem of a question set, an open critical red-team finding
+    HOLD = 1
+    #: the same status where a command checks rather than decides (a judge that scored
+    #: nothing, an install that failed, a stale label)
+    FAILED = 1
+    #: bad input or usage: every problem listed with its file, line, field and fix
+    BAD_INPUT = 2
+    #: a bug in ragcard or in a plugin (the traceback saved), never a decision
+    INTERNAL = 3
+    #: stopped by Ctrl-C (the shell's 128 + SIGINT)
+    INTERRUPTED = 130
 
 
 def one_line(message: str, limit: int = 200) -> str:
@@ -153,3 +187,49 @@ class AgentOutputError(AgentError):
     """The agent answered with something that is not a valid response; ``raw`` keeps it."""
 
     kind = "malformed_output"
+
+
+class RateLimitedError(AgentTransportError):
+    """HTTP 429. ``retry_after_s`` is the server's ``Retry-After`` (the runner waits that long)."""
+
+    def __init__(
+        self, message: str, raw: str | None = None, retry_after_s: float | None = None
+    ) -> None:
+        super().__init__(message, raw, transient=True, retry_after_s=retry_after_s)
+
+
+class NotRecordedError(AgentError):
+    """No recorded response for this item-attempt (never retried)."""
+
+    kind = "not_recorded"
+
+
+class RecordedFailure(AgentError):
+    """An attempt that failed in the recorded run (a line of ``results.jsonl`` with an error),
+    replayed with its kind and message (never retried)."""
+
+    def __init__(self, kind: str, message: str, raw: str | None = None) -> None:
+        super().__init__(message, raw)
+        self.kind = kind
+
+
+class JudgeError(RagcardError):
+    """A judge could not return a verdict (bad output after retries, transport failure…)."""
+
+    def __init__(self, message: str, raw: str | None = None) -> None:
+        super().__init__(message)
+        self.raw = raw
+
+
+class TaskNotSupportedError(JudgeError):
+    """The backend cannot answer this task; the metric falls back or is unscored with this
+    reason (never a zero)."""
+
+    def __init__(self, judge: str, task: str) -> None:
+        super().__init__(f"judge '{judge}' cannot judge {task}")
+        self.judge = judge
+        self.task = task
+
+
+class ModelInstallError(RagcardError):
+    """A model could not be installed: pip failed, a part is missing, or the checksum differs."""

@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 import ragcard._cli.score
-from ragcard._cli._crash import EXIT_INTERNAL, crash_dirs
+from ragcard._cli._crash import crash_dirs
 from ragcard._cli.main import app
+from ragcard.errors import ExitCode
 
 
 def _boom(*args: object, **kwargs: object) -> None:
@@ -31,7 +32,7 @@ def test_internal_error_exits_3_with_a_log(
     monkeypatch.setattr(ragcard._cli.score, "load_inputs", _boom)
     with pytest.raises(SystemExit) as exited:
         app(_score(mini, tmp_path / "out"), prog_name="ragcard")
-    assert exited.value.code == EXIT_INTERNAL == 3
+    assert exited.value.code == ExitCode.INTERNAL == 3
     err = capsys.readouterr().err
     assert "internal error" in err and "ZeroDivisionError: division by zero (planted)" in err
     assert len(err.strip().splitlines()) == 1  # one line, no traceback on the terminal

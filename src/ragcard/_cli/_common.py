@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from ragcard.agent._secrets import scrub
-from ragcard.errors import ConfigError, InputError, MissingExtraError
+from ragcard.errors import ConfigError, ExitCode, InputError, MissingExtraError
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -23,8 +23,6 @@ R = TypeVar("R")
 #: ragcard (``soft_wrap``): a path or a command in an error must survive a copy and paste, and a
 #: log or a pipe must hold the message on one line; the terminal wraps it for the eye.
 err = Console(stderr=True, soft_wrap=True)
-
-EXIT_SHIP, EXIT_HOLD, EXIT_BAD_INPUT = 0, 1, 2
 
 #: ``--junit FILE`` of ``run`` and ``score`` (``compare`` words its own help).
 JunitOption = Annotated[
@@ -65,13 +63,13 @@ def user_errors(command: Callable[P, R]) -> Callable[P, R]:
             return command(*args, **kwargs)
         except InputError as error:
             err.print(f"[bold red]error:[/] {escape(scrub(error.render()))}", highlight=False)
-            raise typer.Exit(EXIT_BAD_INPUT) from None
+            raise typer.Exit(ExitCode.BAD_INPUT) from None
         except (ConfigError, MissingExtraError) as error:
             err.print(f"[bold red]error:[/] {escape(scrub(str(error)))}", highlight=False)
-            raise typer.Exit(EXIT_BAD_INPUT) from None
+            raise typer.Exit(ExitCode.BAD_INPUT) from None
         except OSError as error:  # a path the user gave: unreadable, unwritable, a folder…
             err.print(f"[bold red]error:[/] {escape(scrub(str(error)))}", highlight=False)
-            raise typer.Exit(EXIT_BAD_INPUT) from None
+            raise typer.Exit(ExitCode.BAD_INPUT) from None
 
     return wrapper
 

@@ -23,14 +23,12 @@ from typing import TYPE_CHECKING
 
 from rich.console import Console
 
+from ragcard.errors import ExitCode
+
 if TYPE_CHECKING:
     from ragcard.aggregation._scorer import JudgeCrashes
 
-__all__ = ["EXIT_INTERNAL", "crash_dirs", "report_internal_error", "report_judge_crash"]
-
-#: The exit code of an internal error (0 ship, 1 hold, 2 bad input or usage).
-EXIT_INTERNAL = 3
-
+__all__ = ["crash_dirs", "report_internal_error", "report_judge_crash"]
 
 def crash_dirs() -> list[Path]:
     """Where a traceback may be saved, in order of preference."""
@@ -69,7 +67,7 @@ def _save(text: str) -> Path | None:
 
 
 def report_internal_error(error: BaseException, console: Console | None = None) -> int:
-    """Save the traceback of ``error``, print the one-line hint; :data:`EXIT_INTERNAL`. An
+    """Save the traceback of ``error``, print the one-line hint; ``ExitCode.INTERNAL``. An
     error that names a plugin as its cause (``blame``) is reported as that plugin's."""
     blame = getattr(error, "blame", None)
     summary = " ".join(f"{type(error).__name__}: {error}".split())[:300]
@@ -85,7 +83,7 @@ def report_internal_error(error: BaseException, console: Console | None = None) 
 
 def report_judge_crash(crashes: JudgeCrashes, fix: str, console: Console | None = None) -> int:
     """The judge crashed on some answers of a run that was written whole (every attempt kept,
-    the decision held): say so on one line with the first traceback saved; :data:`EXIT_INTERNAL`."""
+    the decision held): say so on one line with the first traceback saved; ``ExitCode.INTERNAL``."""
     from ragcard.aggregation._scorer import describe_crash
 
     assert crashes.first is not None
@@ -108,4 +106,4 @@ def _report(error: BaseException, head: str, tail: str, console: Console | None)
     console.print(f"{head} — {where}; {tail} (exit 3)", markup=False, highlight=False)
     if path is None:
         console.print(text, markup=False, highlight=False)
-    return EXIT_INTERNAL
+    return ExitCode.INTERNAL

@@ -17,9 +17,9 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from ragcard._cli._common import EXIT_HOLD, EXIT_SHIP, err, user_errors
+from ragcard._cli._common import err, user_errors
 from ragcard.decision.baseline import Comparison, compare_runs
-from ragcard.errors import ConfigError
+from ragcard.errors import ConfigError, ExitCode
 from ragcard.outputs._writing import write_atomic
 from ragcard.report.comparison import format_measure, render_comparison_markdown
 from ragcard.report.junit import comparison_suites, write_junit
@@ -178,4 +178,4 @@ def compare_command(
     if junit is not None:
         written = write_junit(comparison_suites(comparison, current), junit)
         err.print(f"wrote {written}", markup=False, highlight=False)
-    raise typer.Exit(EXIT_SHIP if comparison.gate == "pass" else EXIT_HOLD)
+    raise typer.Exit(ExitCode.OK if comparison.gate == "pass" else ExitCode.HOLD)

@@ -9,6 +9,7 @@ import typer
 from rich.markup import escape
 
 from ragcard._cli._common import err, user_errors
+from ragcard.errors import ExitCode
 from ragcard.pipeline.project import lock_project_thresholds, stale_inputs
 from ragcard.review.due import review_due
 
@@ -52,7 +53,7 @@ def stale_command(
         err.print(f"[bold red]stale[/]{escape(where)}:", highlight=False)
         for line in found:
             err.print(f"  - {line}", highlight=False, markup=False)
-        raise typer.Exit(1)
+        raise typer.Exit(ExitCode.FAILED)
     if last is not None:
         err.print(f"up to date with run {last.id} ({last.created_at:%Y-%m-%d %H:%M} UTC)",
                   highlight=False)

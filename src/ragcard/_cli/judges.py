@@ -16,7 +16,7 @@ from typing import Annotated
 import typer
 
 from ragcard._cli._common import err, parse_options, user_errors
-from ragcard.errors import ConfigError
+from ragcard.errors import ConfigError, ExitCode
 from ragcard.judges.base import Judge
 from ragcard.judges.metaeval import (
     DEFAULT_DATA_DIR,
@@ -151,7 +151,7 @@ def evaluate_command(
             "nothing is saved",
             highlight=False,
         )
-        raise typer.Exit(1)
+        raise typer.Exit(ExitCode.FAILED)
     if save is not None:
         record = save_calibration(evaluation, save)
         err.print(

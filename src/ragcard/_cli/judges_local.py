@@ -9,6 +9,7 @@ import typer
 from rich.markup import escape
 
 from ragcard._cli._common import err, user_errors
+from ragcard.errors import ExitCode
 from ragcard.judges.models import MODELS, ModelInstallError, install_model
 
 _MODEL_HELP = "; ".join(f"{name}: {spec.description}" for name, spec in MODELS.items())
@@ -29,7 +30,7 @@ def install_local_command(
         )
     except ModelInstallError as error:
         err.print(f"[bold red]error:[/] {escape(str(error))}", highlight=False)
-        raise typer.Exit(1) from None
+        raise typer.Exit(ExitCode.FAILED) from None
     if not MODELS[model].entailment:
         err.print(
             f"note: {model} cannot judge entailment; use it only to test the plumbing",

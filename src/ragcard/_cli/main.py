@@ -165,7 +165,7 @@ def _version(value: bool) -> None:
         from ragcard._version import __version__
 
         typer.echo(f"ragcard {__version__}")
-        raise typer.Exit(0)
+        raise typer.Exit()  # ExitCode.OK; ragcard.errors is not imported for --version
 
 
 @app.callback()

@@ -14,6 +14,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from ragcard._cli._common import err, parse_options, user_errors
+from ragcard.errors import ExitCode
 from ragcard.inputs.config import load_config
 from ragcard.pipeline.project import project_history_url
 from ragcard.redteam import CATEGORIES, FindingStore, default_registry, run_redteam
@@ -90,7 +91,8 @@ def run_command(
             progress=progress, history_url=db,
         )  # fmt: skip
     except KeyboardInterrupt as stop:  # what it left was said on stderr
-        raise typer.Exit(stop.exit_code if isinstance(stop, Stopped) else 130) from None
+        code = stop.exit_code if isinstance(stop, Stopped) else ExitCode.INTERRUPTED
+        raise typer.Exit(code) from None
     print_summary(result.summary, Console(soft_wrap=True))
     err.print(f"wrote {result.out_dir}/redteam.md, redteam.json, redteam.jsonl (run "
               f"{result.run_id})", markup=False)  # fmt: skip

@@ -17,7 +17,7 @@ from rich.markup import escape
 
 from ragcard._cli._common import err, user_errors
 from ragcard._cli.history import DbOption, resolve_history_url
-from ragcard.errors import ConfigError, MissingExtraError
+from ragcard.errors import ConfigError, ExitCode, MissingExtraError
 from ragcard.outputs.history import HistoryStore
 from ragcard.review import (
     act_on_item,
@@ -394,7 +394,7 @@ def act_command(
         card = act_on_item(store, run, item, action, by, why)
     typer.echo(card.header["review"]["line"])
     _decision(card.decision.decision, card.decision.reasons)
-    raise typer.Exit(0 if card.decision.decision == "ship" else 1)
+    raise typer.Exit(ExitCode.OK if card.decision.decision == "ship" else ExitCode.HOLD)
 
 
 def _decision(decision: str, reasons: tuple[str, ...]) -> None:

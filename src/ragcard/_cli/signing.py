@@ -16,14 +16,13 @@ from typing import Annotated
 import typer
 
 from ragcard._cli._common import err, user_errors
-from ragcard.errors import ConfigError
+from ragcard.errors import ConfigError, ExitCode
 from ragcard.inputs.config import load_config
 from ragcard.outputs.history import HistoryStore
 from ragcard.outputs.signing import new_keypair, sign_run, signature_line, verify_run
 
 __all__ = ["keys_new_command", "sign_command", "verify_command"]
 
-EXIT_VALID, EXIT_INVALID = 0, 1
 
 
 @user_errors
@@ -121,13 +120,13 @@ def verify_command(
         typer.echo(f"INVALID: signature by {who}, {key}")
         for change in result.changed:
             typer.echo(f"  - {change}")
-        raise typer.Exit(EXIT_INVALID)
+        raise typer.Exit(ExitCode.FAILED)
     if result.trusted:
         typer.echo(f"valid: signed by {who}, {key}")
         typer.echo("  integrity and identity: the files are the ones signed, by a trusted key")
         for line in notes:
             typer.echo(line)
-        raise typer.Exit(EXIT_VALID)
+        raise typer.Exit(ExitCode.OK)
     status = "NOT TRUSTED" if required else "valid"
     typer.echo(f"{status}: signed by {who}, {key}")
     typer.echo(
@@ -139,5 +138,5 @@ def verify_command(
         typer.echo(line)
     if required:
         typer.echo("  --require-trusted: no trusted key was given, so identity is not proven")
-        raise typer.Exit(EXIT_INVALID)
-    raise typer.Exit(EXIT_VALID)
+        raise typer.Exit(ExitCode.FAILED)
+    raise typer.Exit(ExitCode.OK)

@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from ragcard.errors import ConfigError, InputError
+from ragcard.errors import ConfigError, ExitCode, InputError
 from ragcard.trec import evaluate, format_trec, read_qrels, read_run
 
 __all__ = ["trec_command"]
@@ -78,7 +78,7 @@ def trec_command(
     for problem in bad:
         typer.echo(f"ragcard trec: {problem}", err=True)
     if bad:
-        raise typer.Exit(2)
+        raise typer.Exit(ExitCode.BAD_INPUT)
     try:
         result = evaluate(
             qrels_data,
@@ -92,7 +92,7 @@ def trec_command(
         )
     except (InputError, ConfigError) as error:
         typer.echo(f"ragcard trec: {error}", err=True)
-        raise typer.Exit(2) from None
+        raise typer.Exit(ExitCode.BAD_INPUT) from None
     if result.not_implemented:
         typer.echo(
             "ragcard trec: not computed (not implemented): " + ", ".join(result.not_implemented),

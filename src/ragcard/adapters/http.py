@@ -61,7 +61,13 @@ from ragcard.adapters._common import (
 )
 from ragcard.adapters.base import AgentCall, AgentReply
 from ragcard.agent._retry import parse_retry_after
-from ragcard.errors import AgentOutputError, AgentTimeout, AgentTransportError, ConfigError
+from ragcard.errors import (
+    AgentOutputError,
+    AgentTimeout,
+    AgentTransportError,
+    ConfigError,
+    RateLimitedError,
+)
 
 __all__ = ["REQUEST_FIELDS", "RESPONSE_FIELDS", "HttpAdapter", "HttpConfig", "RateLimitedError"]
 
@@ -74,15 +80,6 @@ RESPONSE_FIELDS = tuple(
 
 _MISSING: Any = object()
 _Reader = Callable[[httpx.Response, float], Awaitable[AgentReply]]  # reads one kind of body
-
-
-class RateLimitedError(AgentTransportError):
-    """HTTP 429. ``retry_after_s`` is the server's ``Retry-After`` (the runner waits that long)."""
-
-    def __init__(
-        self, message: str, raw: str | None = None, retry_after_s: float | None = None
-    ) -> None:
-        super().__init__(message, raw, transient=True, retry_after_s=retry_after_s)
 
 
 class HttpConfig(BaseModel):

@@ -30,7 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ragcard.adapters._common import load_config
 from ragcard.adapters.base import AgentCall, AgentReply
-from ragcard.errors import AgentError
+from ragcard.errors import NotRecordedError, RecordedFailure
 from ragcard.inputs.responses import (
     AgentResponse,
     Recorded,
@@ -40,21 +40,6 @@ from ragcard.inputs.responses import (
 )
 
 __all__ = ["NotRecordedError", "RecordedFailure", "ReplayAdapter", "ReplayConfig"]
-
-
-class NotRecordedError(AgentError):
-    """No recorded response for this item-attempt (never retried)."""
-
-    kind = "not_recorded"
-
-
-class RecordedFailure(AgentError):
-    """An attempt that failed in the recorded run (a line of ``results.jsonl`` with an error),
-    replayed with its kind and message (never retried)."""
-
-    def __init__(self, kind: str, message: str, raw: str | None = None) -> None:
-        super().__init__(message, raw)
-        self.kind = kind
 
 
 class ReplayConfig(BaseModel):

@@ -26,7 +26,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ragcard.errors import InputError, Problem
+from ragcard.errors import ExitCode, InputError, Problem
 from ragcard.goldset._text import jaccard
 from ragcard.inputs._jsonl import problems_from_validation
 from ragcard.inputs.questions import GoldPassage, LabelSet, QuestionSet
@@ -149,7 +149,7 @@ class AgreementReport:
     @property
     def exit_code(self) -> int:
         """1 while a disagreement is open (the labels cannot gate a release yet), else 0."""
-        return 1 if self.disagreements else 0
+        return ExitCode.FAILED if self.disagreements else ExitCode.OK
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ragcard.errors import ConfigError
+from ragcard.errors import ConfigError, ExitCode
 from ragcard.goldset.findings import SEVERITY_ORDER, Finding
 from ragcard.goldset.quality import (
     SimilarPair,
@@ -117,7 +117,7 @@ class CheckReport:
     @property
     def exit_code(self) -> int:
         """0 when nothing blocks, 1 when something does."""
-        return 1 if self.blocking else 0
+        return ExitCode.FAILED if self.blocking else ExitCode.OK
 
     def to_dict(self) -> dict[str, Any]:
         return {

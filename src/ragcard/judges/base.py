@@ -46,7 +46,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, get_args, runtime_checkable
 
-from ragcard.errors import RagcardError
+from ragcard.errors import JudgeError, TaskNotSupportedError
 
 __all__ = [
     "GRADES",
@@ -81,24 +81,6 @@ _GRADE_LABELS: dict[str, Label] = {
     "partial": "not_supported",
     "wrong": "contradicted",
 }
-
-
-class JudgeError(RagcardError):
-    """A judge could not return a verdict (bad output after retries, transport failure…)."""
-
-    def __init__(self, message: str, raw: str | None = None) -> None:
-        super().__init__(message)
-        self.raw = raw
-
-
-class TaskNotSupportedError(JudgeError):
-    """The backend cannot answer this task; the metric falls back or is unscored with this
-    reason (never a zero)."""
-
-    def __init__(self, judge: str, task: str) -> None:
-        super().__init__(f"judge '{judge}' cannot judge {task}")
-        self.judge = judge
-        self.task = task
 
 
 @dataclass(frozen=True, slots=True)

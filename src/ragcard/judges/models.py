@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
-from ragcard.errors import ConfigError, RagcardError
+from ragcard.errors import ConfigError, ModelInstallError
 from ragcard.inputs._files import sha256_file
 
 __all__ = [
@@ -49,10 +49,6 @@ __all__ = [
 ]
 
 _CHUNK = 1 << 20
-
-
-class ModelInstallError(RagcardError):
-    """A model could not be installed: pip failed, a part is missing, or the checksum differs."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -34,7 +34,7 @@ from ragcard.decision.thresholds import (
     inspect_thresholds,
     measure_problems,
 )
-from ragcard.errors import ConfigError, InputError, Problem
+from ragcard.errors import ConfigError, ExitCode, InputError, Problem
 from ragcard.inputs._jsonl import read_lines
 from ragcard.inputs._recorded import attempt_record
 from ragcard.inputs.corpus import Corpus, load_corpus
@@ -140,9 +140,10 @@ class EvaluationResult:
     @property
     def exit_code(self) -> int:
         if self.crashes is not None and self.crashes.answers:
-            return 3  # the internal-error code: a crash is never read as a decision
+            return ExitCode.INTERNAL  # a crash is never read as a decision
         gate_failed = self.comparison is not None and self.comparison.gate == "fail"
-        return 0 if self.scorecard.decision.decision == "ship" and not gate_failed else 1
+        shipped = self.scorecard.decision.decision == "ship" and not gate_failed
+        return ExitCode.OK if shipped else ExitCode.HOLD
 
 
 def check_references(questions: QuestionSet, corpus: Corpus) -> list[Problem]:

@@ -28,7 +28,7 @@ from typing import Any
 
 from ragcard.adapters import build_adapter
 from ragcard.agent.runner import AttemptOutcome, RunSettings, run_attempts
-from ragcard.errors import ConfigError
+from ragcard.errors import ConfigError, ExitCode
 from ragcard.inputs._files import read_utf8
 from ragcard.inputs.config import Config, load_config
 from ragcard.inputs.corpus import Corpus
@@ -70,7 +70,7 @@ class RedteamResult:
 
     @property
     def exit_code(self) -> int:
-        return 0 if self.summary["decision"] == "pass" else 1
+        return ExitCode.OK if self.summary["decision"] == "pass" else ExitCode.HOLD
 
 
 def _delivery(config: Config, spec: dict[str, Any], settings: RedteamSettings) -> Delivery:

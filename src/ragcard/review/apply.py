@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ragcard.errors import ConfigError, InputError, Problem
+from ragcard.errors import ConfigError, ExitCode, InputError, Problem
 from ragcard.metrics.base import MetricValue, Unscored, parse_metric_name
 from ragcard.metrics.recorded import RECORDED_SPECS
 from ragcard.outputs.history import HistoryStore, RunEntry
@@ -67,7 +67,7 @@ class ImportOutcome:
 
     @property
     def exit_code(self) -> int:
-        return 0 if self.scorecard.decision.decision == "ship" else 1
+        return ExitCode.OK if self.scorecard.decision.decision == "ship" else ExitCode.HOLD
 
 
 def ensure_recorded(store: HistoryStore, folder: Path, scorecard: Mapping[str, Any]) -> RunEntry:
