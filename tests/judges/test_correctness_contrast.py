@@ -245,3 +245,70 @@ def test_false_fails_on_minor_omissions_held_out() -> None:
     assert len(failed) <= 0.10 * len(passing), failed
     wrong = [r["id"] for r in held if r["label"] == "wrong" and _passes(_grade(r, r["answer"]))]
     assert not wrong
+
+
+# --- a sentence about another rule of the passage (written after HB-0024's false alarm) -------
+
+GALLERY = (
+    Evidence(
+        "museum-rules@2024#3",
+        "Visitors may bring cameras into the East Gallery. Flash photography is allowed only in "
+        "the Sculpture Hall; tripods need a permit from the front desk.",
+    ),
+)
+FLASH_QUESTION = "Where can I use a flash?"
+FLASH = "Flash photography is allowed only in the Sculpture Hall."
+
+
+@pytest.mark.parametrize("answer", [
+    "Visitors may bring cameras into the East Gallery. Flash photography is allowed only in "
+    "the Sculpture Hall.",
+    "You can bring a camera into the East Gallery, and flash photography is allowed only in the "
+    "Sculpture Hall.",
+])  # fmt: skip
+def test_a_copied_sentence_about_another_rule_is_no_changed_name(answer: str) -> None:
+    verdict = grade_answer(answer, FLASH, FLASH_QUESTION, GALLERY)
+    assert _passes(verdict), verdict.reason
+
+
+@pytest.mark.parametrize("answer", [
+    "Flash photography is allowed only in the East Gallery.",
+    "Visitors may bring cameras into the East Gallery. Flash photography is allowed only in "
+    "the East Gallery.",
+    "Flash photography is not allowed in the Sculpture Hall.",
+])  # fmt: skip
+def test_the_key_rule_with_another_room_or_negated_is_wrong(answer: str) -> None:
+    verdict = grade_answer(answer, FLASH, FLASH_QUESTION, GALLERY)
+    assert verdict.grade == "wrong", (answer, verdict.reason)
+
+
+DEVICES = (
+    Evidence(
+        "devices@2024#4",
+        "Only VPN clients on the approved list in Helm may be used with company networks. "
+        "Tablets, the shared devices, may be used with Internal and Secret files; personal "
+        "phones may be used only with Open files. Report a lost device to the service desk.",
+    ),
+)
+PHONES = ("Personal phones may be used only with Open files; use a tablet for Internal or Secret "
+          "files.")
+PHONES_QUESTION = "Can I open work files on my own phone?"
+
+
+def test_a_copy_of_the_passage_with_a_rule_the_expected_answer_leaves_out_is_right() -> None:
+    answer = ("Only VPN clients on the approved list in Helm may be used with company networks. "
+              "Tablets, the shared devices, may be used with Internal and Secret files; personal "
+              "phones may be used only with Open files.")  # fmt: skip
+    verdict = grade_answer(answer, PHONES, PHONES_QUESTION, DEVICES)
+    assert verdict.grade == "correct", verdict.reason
+
+
+@pytest.mark.parametrize("answer", [
+    # the tablets' rule said of phones: names of the expected answer's other clause
+    "Personal phones may be used with Internal and Secret files.",
+    "Only VPN clients on the approved list in Helm may be used with company networks. Personal "
+    "phones may be used only with Secret files.",
+])  # fmt: skip
+def test_another_clauses_names_bound_to_the_key_fact_are_wrong(answer: str) -> None:
+    verdict = grade_answer(answer, PHONES, PHONES_QUESTION, DEVICES)
+    assert verdict.grade == "wrong", (answer, verdict.reason)

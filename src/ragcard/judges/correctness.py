@@ -57,7 +57,7 @@ from dataclasses import dataclass, field, replace
 from ragcard._sentences import sentence_spans
 from ragcard.inputs.responses import strip_markers
 from ragcard.judges.base import MAIN_POINT, Evidence, Grade, Verdict, correctness_verdict
-from ragcard.judges.contrast import Contrast, contrast_in, find_contrast
+from ragcard.judges.contrast import Contrast, contrast_in, is_copy
 from ragcard.judges.contrast_lexicon import AXES, PHRASES
 from ragcard.judges.figures import conflicting_figures
 from ragcard.judges.lexical import (
@@ -87,8 +87,10 @@ __all__ = [
 ]
 
 #: Bumped whenever extraction or the grading rule changes meaning.
-ALGORITHM = "key-facts/4"  # 2: a rival time limit in another sentence; 3: "1.5x" a figure;
-# 4: main-point credit, slot-aware values, contrast rules on the key fact, citation markers
+ALGORITHM = "key-facts/5"  # 2: a rival time limit in another sentence; 3: "1.5x" a figure;
+# 4: main-point credit, slot-aware values, contrast rules on the key fact, citation markers;
+# 5: a sentence that restates a passage sentence is not read against the expected answer,
+# which is read clause by clause
 #: Share of the expected answer's new terms a correct answer holds (with every figure).
 CORRECT_TERMS = 0.5
 #: A partial answer has the main point (a score of at least
@@ -685,13 +687,21 @@ def _contrast(facts: KeyFacts, answer: str, passages: Sequence[Evidence]) -> str
     key = _key_sentences(facts, passages)
     every = [p.text[a:b] for p in passages for a, b in sentence_spans(p.text)]
     expected = _words_of(facts.text)  # its secondary parts too: they may be what it rewords
+    # each clause of the expected answer on its own: "may be used only with Open files; use a
+    # tablet for Internal or Secret files" does not state "may be used with Internal and Secret"
+    clauses = [c for c in re.split(r";\s+", facts.core or facts.text) if c.strip()]
     for sentence in sentences:
         words = _words_of(sentence)
         near = _likeness(words, expected)
         nearest = max((_likeness(words, _words_of(k)) for k in every), default=None)
-        found = find_contrast(sentence, facts.core or facts.text)
+        found = contrast_in(sentence, clauses)
         nearer = nearest is not None and nearest < near  # nearer the expected answer
-        if found is not None and (not _negation_change(found) or nearer):
+        # a sentence that restates a passage sentence says what the source says: "Only AI
+        # tools on the approved list may be used with company information" is another rule of
+        # the passage, not 'AI' said where the expected answer says 'Public'
+        if found is not None and (not _negation_change(found) or nearer) and not is_copy(
+            sentence, every
+        ):
             return _contrast_reason(found.kind, found.reason, "the expected answer")
         copied = [
             k for k in key if _copies(sentence, k) and _likeness(words, _words_of(k)) >= near
